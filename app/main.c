@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * seqbond: stripe every flow over all member ports with a sequence shim, restore order at
+ * the receiving host, hand the kernel one interface through the exception path.
+ *
+ * Start-up is staged and tear-down runs in reverse (STYLE.md 8): EAL -> config -> mempool
+ * -> member ports -> exception port -> datapath state -> lcore launch.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+#include "sb_config.h"
+#include "sb_dp.h"
+#include "sb_port.h"
+#include "sb_report.h"
+
+RTE_LOG_REGISTER_SUFFIX(sb_main_logtype, main, INFO);
+#define MAIN_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, sb_main_logtype, "seqbond: " fmt "\n", ##__VA_ARGS__)
+
+static bool stop;
+
+static void
+on_signal(int sig __rte_unused)
+{
+	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+}
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL options] -- --config FILE\n"
+		"  --config FILE   INI configuration (see docs/config.md)\n"
+		"  --help          this text\n", prog);
+}
+
+/* Mbufs needed: every rx and tx ring full, every reorder window full for a few peers,
+ * the software queues, plus slack for hellos and bursts in flight. */
+static unsigned int
+mempool_size(const struct sb_config *c)
+{
+	unsigned int n = c->n_ports * (c->rx_desc + c->tx_desc + SB_TXQ_CAP);
+
+	n += 2 * (c->rx_desc + c->tx_desc) + SB_TXQ_CAP;	/* exception port */
+	n += 2 * c->reorder_window + 4096;
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct sb_config cfg;
+	uint16_t port_ids[SB_MAX_PORTS], exc_port = RTE_MAX_ETHPORTS;
+	const char *config_file = NULL;
+	struct rte_mempool *mp;
+	struct sb_dp *dp;
+	char err[512];
+	unsigned int i, n_setup = 0, worker;
+	uint16_t max_mtu = 0, exc_mtu;
+	int ret, opt, status = EXIT_SUCCESS;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0)
+		rte_exit(EXIT_FAILURE, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+	argc -= ret;
+	argv += ret;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			config_file = optarg;
+			break;
+		case 'h':
+			usage(argv[0]);
+			rte_eal_cleanup();
+			return EXIT_SUCCESS;
+		default:
+			usage(argv[0]);
+			rte_exit(EXIT_FAILURE, "unknown option (see --help)\n");
+		}
+	}
+	if (optind < argc)
+		rte_exit(EXIT_FAILURE, "unexpected argument '%s' (see --help)\n", argv[optind]);
+	if (config_file == NULL)
+		rte_exit(EXIT_FAILURE, "--config FILE is required (see --help)\n");
+
+	ret = sb_config_load(&cfg, config_file, err, sizeof(err));
+	if (ret != 0)
+		rte_exit(EXIT_FAILURE, "config error: %s\n", err);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	for (i = 0; i < cfg.n_ports; i++)
+		max_mtu = RTE_MAX(max_mtu, cfg.port[i].mtu);
+	exc_mtu = cfg.exc_mtu;
+	if (exc_mtu == 0) {
+		exc_mtu = UINT16_MAX;
+		for (i = 0; i < cfg.n_ports; i++)
+			exc_mtu = RTE_MIN(exc_mtu, cfg.port[i].mtu - SB_WIRE_OVERHEAD);
+	}
+	mp = rte_pktmbuf_pool_create("seqbond_mbufs", mempool_size(&cfg), 256, 0,
+		RTE_MAX(RTE_MBUF_DEFAULT_BUF_SIZE,
+			RTE_PKTMBUF_HEADROOM + max_mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN),
+		rte_socket_id());
+	if (mp == NULL)
+		rte_exit(EXIT_FAILURE, "cannot create mempool of %u mbufs: %s\n",
+			mempool_size(&cfg), rte_strerror(rte_errno));
+
+	for (i = 0; i < cfg.n_ports; i++) {
+		ret = sb_port_probe(cfg.port[i].devargs, &port_ids[i]);
+		if (ret == 0)
+			ret = sb_port_setup(port_ids[i], cfg.port[i].mtu, mp, cfg.rx_desc,
+				cfg.tx_desc, true);
+		if (ret != 0) {
+			MAIN_LOG(ERR, "%s: [port%u] device = '%s': cannot bring up: %s",
+				cfg.file, i, cfg.port[i].devargs, rte_strerror(-ret));
+			status = EXIT_FAILURE;
+			goto teardown;
+		}
+		n_setup++;
+	}
+	ret = sb_exception_create(cfg.exc_type, cfg.exc_name, cfg.mac, &exc_port);
+	if (ret == 0)
+		ret = sb_port_setup(exc_port, exc_mtu, mp, cfg.rx_desc, cfg.tx_desc, false);
+	if (ret != 0) {
+		MAIN_LOG(ERR, "%s: [exception] name = '%s': cannot create the exception path: %s",
+			cfg.file, cfg.exc_name, rte_strerror(-ret));
+		status = EXIT_FAILURE;
+		goto teardown;
+	}
+
+	dp = sb_dp_create(&cfg, mp, port_ids, exc_port, exc_mtu, &stop);
+	if (dp == NULL) {
+		MAIN_LOG(ERR, "cannot create datapath state: %s", rte_strerror(rte_errno));
+		status = EXIT_FAILURE;
+		goto teardown;
+	}
+	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u, scheduler %s", cfg.host_id,
+		cfg.n_ports, cfg.exc_name, exc_mtu, cfg.scheduler);
+
+	worker = rte_get_next_lcore(-1, 1, 0);
+	if (worker >= RTE_MAX_LCORE) {
+		/* A single lcore: the datapath runs here until a signal stops it. */
+		sb_dp_lcore_main(dp);
+	} else {
+		ret = rte_eal_remote_launch(sb_dp_lcore_main, dp, worker);
+		if (ret != 0) {
+			MAIN_LOG(ERR, "cannot launch the datapath on lcore %u: %s", worker,
+				rte_strerror(-ret));
+			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+			status = EXIT_FAILURE;
+		}
+		while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			usleep(100 * 1000);
+		rte_eal_mp_wait_lcore();
+	}
+	MAIN_LOG(INFO, "stopping");
+	sb_report_print(stdout, dp);
+	sb_dp_free(dp);
+
+teardown:
+	if (exc_port != RTE_MAX_ETHPORTS)
+		sb_port_close(exc_port);
+	while (n_setup > 0)
+		sb_port_close(port_ids[--n_setup]);
+	if (rte_mempool_avail_count(mp) != mp->size) {
+		MAIN_LOG(ERR, "mbuf leak: %u of %u mbufs back in the pool",
+			rte_mempool_avail_count(mp), mp->size);
+		status = EXIT_FAILURE;
+	} else {
+		MAIN_LOG(INFO, "all %u mbufs back in the pool", mp->size);
+	}
+	rte_mempool_free(mp);
+	rte_eal_cleanup();
+	return status;
+}

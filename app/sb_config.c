@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cfgfile.h>
+#include <rte_common.h>
+#include <rte_ether.h>
+
+#include "sb_config.h"
+#include "sb_sched.h"
+#include "sb_wire.h"
+
+/* Parsing state shared by the key handlers: where we are, for the error message. */
+struct cfg_ctx {
+	struct sb_config *c;
+	const char *section;
+	const char *key;
+	const char *value;
+	struct sb_port_config *port;	/* the [portN] being parsed */
+	char value_buf[16];		/* for values the checks compute */
+	char *err;
+	size_t err_len;
+};
+
+static int __rte_format_printf(2, 3)
+cfg_fail(struct cfg_ctx *x, const char *fmt, ...)
+{
+	char why[192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (x->key != NULL)
+		snprintf(x->err, x->err_len, "%s: [%s] %s = '%s': %s", x->c->file, x->section,
+			x->key, x->value, why);
+	else
+		snprintf(x->err, x->err_len, "%s: [%s]: %s", x->c->file, x->section, why);
+	return -EINVAL;
+}
+
+static int
+parse_u64(struct cfg_ctx *x, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (x->value[0] == '-' || x->value[0] == '\0')
+		return cfg_fail(x, "expected an integer in %" PRIu64 "..%" PRIu64, min, max);
+	v = strtoull(x->value, &end, 0);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return cfg_fail(x, "expected an integer in %" PRIu64 "..%" PRIu64, min, max);
+	*out = v;
+	return 0;
+}
+
+static int
+parse_u32(struct cfg_ctx *x, uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	int ret = parse_u64(x, min, max, &v);
+
+	if (ret == 0)
+		*out = (uint32_t)v;
+	return ret;
+}
+
+static int
+parse_u16(struct cfg_ctx *x, uint16_t min, uint16_t max, uint16_t *out)
+{
+	uint64_t v;
+	int ret = parse_u64(x, min, max, &v);
+
+	if (ret == 0)
+		*out = (uint16_t)v;
+	return ret;
+}
+
+static int
+key_host_id(struct cfg_ctx *x)
+{
+	return parse_u32(x, 1, UINT32_MAX, &x->c->host_id);
+}
+
+static int
+key_mac(struct cfg_ctx *x)
+{
+	struct rte_ether_addr ea;
+
+	if (rte_ether_unformat_addr(x->value, &ea) != 0)
+		return cfg_fail(x, "expected a MAC address like 02:53:42:00:00:01");
+	if (!rte_is_unicast_ether_addr(&ea) || rte_is_zero_ether_addr(&ea))
+		return cfg_fail(x, "the aggregate MAC must be a non-zero unicast address");
+	memcpy(x->c->mac, ea.addr_bytes, SB_ETH_ALEN);
+	return 0;
+}
+
+static int
+key_scheduler(struct cfg_ctx *x)
+{
+	char names[64] = "";
+	const struct sb_sched_ops *ops;
+	unsigned int i;
+
+	if (sb_sched_find(x->value) == NULL) {
+		for (i = 0; (ops = sb_sched_get(i)) != NULL; i++) {
+			strlcat(names, i ? "|" : "", sizeof(names));
+			strlcat(names, ops->name, sizeof(names));
+		}
+		return cfg_fail(x, "unknown scheduler (one of %s)", names);
+	}
+	strlcpy(x->c->scheduler, x->value, sizeof(x->c->scheduler));
+	return 0;
+}
+
+static int
+key_hello_interval(struct cfg_ctx *x)
+{
+	return parse_u32(x, 1, 60000, &x->c->hello_interval_ms);
+}
+
+static int
+key_hello_multiplier(struct cfg_ctx *x)
+{
+	return parse_u32(x, 2, 255, &x->c->hello_multiplier);
+}
+
+static int
+key_reorder_window(struct cfg_ctx *x)
+{
+	int ret = parse_u32(x, 2, 1u << 20, &x->c->reorder_window);
+
+	if (ret == 0 && !rte_is_power_of_2(x->c->reorder_window))
+		return cfg_fail(x, "must be a power of two");
+	return ret;
+}
+
+static int
+key_reorder_timeout(struct cfg_ctx *x)
+{
+	return parse_u32(x, 1, 10000000, &x->c->reorder_timeout_us);
+}
+
+static int
+key_late_policy(struct cfg_ctx *x)
+{
+	if (strcmp(x->value, "drop") == 0)
+		x->c->late_policy = SB_REORDER_LATE_DROP;
+	else if (strcmp(x->value, "deliver") == 0)
+		x->c->late_policy = SB_REORDER_LATE_DELIVER;
+	else
+		return cfg_fail(x, "expected drop or deliver");
+	return 0;
+}
+
+static int
+key_max_backlog(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 1000000, &x->c->max_backlog_us);
+}
+
+static int
+key_burst(struct cfg_ctx *x)
+{
+	return parse_u16(x, 1, 256, &x->c->burst);
+}
+
+static int
+key_rx_desc(struct cfg_ctx *x)
+{
+	return parse_u16(x, 64, 16384, &x->c->rx_desc);
+}
+
+static int
+key_tx_desc(struct cfg_ctx *x)
+{
+	return parse_u16(x, 64, 16384, &x->c->tx_desc);
+}
+
+static int
+key_initial_seq(struct cfg_ctx *x)
+{
+	if (strcmp(x->value, "random") == 0) {
+		x->c->initial_seq_set = false;
+		return 0;
+	}
+	x->c->initial_seq_set = true;
+	return parse_u32(x, 0, UINT32_MAX, &x->c->initial_seq);
+}
+
+static int
+key_idle_sleep(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 100000, &x->c->idle_sleep_max_us);
+}
+
+static int
+key_exc_type(struct cfg_ctx *x)
+{
+	if (strcmp(x->value, "tap") == 0)
+		x->c->exc_type = SB_EXC_TAP;
+	else if (strcmp(x->value, "virtio-user") == 0)
+		x->c->exc_type = SB_EXC_VIRTIO_USER;
+	else
+		return cfg_fail(x, "expected tap or virtio-user");
+	return 0;
+}
+
+static int
+key_exc_name(struct cfg_ctx *x)
+{
+	size_t i, n = strlen(x->value);
+
+	if (n == 0 || n >= SB_IFNAME_LEN)
+		return cfg_fail(x, "interface names have 1..%d characters", SB_IFNAME_LEN - 1);
+	for (i = 0; i < n; i++)
+		if (x->value[i] == '/' || x->value[i] == ',' || x->value[i] == '=' ||
+				x->value[i] <= ' ')
+			return cfg_fail(x, "character '%c' not allowed in an interface name",
+				x->value[i]);
+	strlcpy(x->c->exc_name, x->value, sizeof(x->c->exc_name));
+	return 0;
+}
+
+static int
+key_exc_mtu(struct cfg_ctx *x)
+{
+	if (strcmp(x->value, "auto") == 0) {
+		x->c->exc_mtu = 0;
+		return 0;
+	}
+	return parse_u16(x, 68, 9600, &x->c->exc_mtu);
+}
+
+struct cfg_key {
+	const char *name;
+	int (*parse)(struct cfg_ctx *x);
+};
+
+static const struct cfg_key seqbond_keys[] = {
+	{ "host_id", key_host_id },
+	{ "mac", key_mac },
+	{ "scheduler", key_scheduler },
+	{ "hello_interval_ms", key_hello_interval },
+	{ "hello_multiplier", key_hello_multiplier },
+	{ "reorder_window", key_reorder_window },
+	{ "reorder_timeout_us", key_reorder_timeout },
+	{ "late_policy", key_late_policy },
+	{ "max_backlog_us", key_max_backlog },
+	{ "burst", key_burst },
+	{ "rx_desc", key_rx_desc },
+	{ "tx_desc", key_tx_desc },
+	{ "initial_seq", key_initial_seq },
+	{ "idle_sleep_max_us", key_idle_sleep },
+	{ NULL, NULL },
+};
+
+static const struct cfg_key exception_keys[] = {
+	{ "type", key_exc_type },
+	{ "name", key_exc_name },
+	{ "mtu", key_exc_mtu },
+	{ NULL, NULL },
+};
+
+static int
+key_port_device(struct cfg_ctx *x)
+{
+	if (strlen(x->value) >= SB_DEVARGS_LEN)
+		return cfg_fail(x, "longer than %d characters", SB_DEVARGS_LEN - 1);
+	strlcpy(x->port->devargs, x->value, sizeof(x->port->devargs));
+	return 0;
+}
+
+static int
+key_port_rate(struct cfg_ctx *x)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(x->value, &end);
+	if (errno != 0 || *end != '\0' || end == x->value || !(v >= 0.064 && v <= 400000))
+		return cfg_fail(x, "expected a rate in Mbit/s, 0.064..400000");
+	x->port->rate_kbps = (uint32_t)(v * 1000 + 0.5);
+	return 0;
+}
+
+static int
+key_port_mtu(struct cfg_ctx *x)
+{
+	return parse_u16(x, 128, 9600, &x->port->mtu);
+}
+
+static const struct cfg_key port_keys[] = {
+	{ "device", key_port_device },
+	{ "rate_mbit", key_port_rate },
+	{ "mtu", key_port_mtu },
+	{ NULL, NULL },
+};
+
+void
+sb_config_defaults(struct sb_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	strlcpy(c->scheduler, "edpf", sizeof(c->scheduler));
+	c->hello_interval_ms = 10;
+	c->hello_multiplier = 4;
+	c->reorder_window = 4096;
+	c->reorder_timeout_us = 10000;
+	c->late_policy = SB_REORDER_LATE_DROP;
+	c->max_backlog_us = 2000;
+	c->burst = 32;
+	c->rx_desc = 1024;
+	c->tx_desc = 1024;
+	c->idle_sleep_max_us = 100;
+	c->exc_type = SB_EXC_TAP;
+	strlcpy(c->exc_name, "sb0", sizeof(c->exc_name));
+}
+
+static int
+parse_section(struct cfg_ctx *x, struct rte_cfgfile *cfg, const struct cfg_key *keys)
+{
+	struct rte_cfgfile_entry *ent;
+	int n, i, j, ret = 0;
+
+	n = rte_cfgfile_section_num_entries(cfg, x->section);
+	if (n <= 0)
+		return 0;
+	ent = calloc(n, sizeof(*ent));
+	if (ent == NULL)
+		return cfg_fail(x, "out of memory");
+	n = rte_cfgfile_section_entries(cfg, x->section, ent, n);
+	for (i = 0; i < n && ret == 0; i++) {
+		const struct cfg_key *k;
+
+		x->key = ent[i].name;
+		x->value = ent[i].value;
+		for (j = 0; j < i; j++)
+			if (strcmp(ent[j].name, ent[i].name) == 0)
+				break;
+		if (j < i) {
+			ret = cfg_fail(x, "key given twice");
+			break;
+		}
+		for (k = keys; k->name != NULL; k++)
+			if (strcmp(k->name, ent[i].name) == 0)
+				break;
+		if (k->name == NULL) {
+			ret = cfg_fail(x, "unknown key");
+			break;
+		}
+		ret = k->parse(x);
+	}
+	if (ret == 0)
+		x->key = NULL;
+	free(ent);
+	return ret;
+}
+
+static int
+port_index_of(const char *section)
+{
+	char *end;
+	long v;
+
+	if (strncmp(section, "port", 4) != 0 || section[4] < '0' || section[4] > '9')
+		return -1;
+	v = strtol(section + 4, &end, 10);
+	if (*end != '\0' || v < 0 || v >= SB_MAX_PORTS)
+		return -2;
+	return (int)v;
+}
+
+static int
+validate(struct cfg_ctx *x)
+{
+	struct sb_config *c = x->c;
+	unsigned int i, j;
+
+	x->key = NULL;
+	x->section = "seqbond";
+	if (rte_is_zero_ether_addr((const struct rte_ether_addr *)c->mac))
+		return cfg_fail(x, "key 'mac' (the aggregate MAC) is required");
+	if (c->host_id == 0) {
+		/* Derive a stable id from the aggregate MAC's low four bytes. */
+		c->host_id = (uint32_t)c->mac[2] << 24 | c->mac[3] << 16 | c->mac[4] << 8 |
+			c->mac[5];
+		if (c->host_id == 0)
+			return cfg_fail(x, "cannot derive host_id from mac; set host_id");
+	}
+	if (c->n_ports == 0)
+		return cfg_fail(x, "no [portN] section: at least one port is required");
+	for (i = 0; i < c->n_ports; i++) {
+		char sec[16];
+
+		snprintf(sec, sizeof(sec), "port%u", i);
+		x->section = sec;
+		if (c->port[i].devargs[0] == '\0')
+			return cfg_fail(x, "ports must be numbered from port0 without holes, "
+				"each with a 'device' key");
+		if (c->port[i].mtu == 0)
+			c->port[i].mtu = RTE_ETHER_MTU;
+		for (j = 0; j < i; j++)
+			if (strcmp(c->port[j].devargs, c->port[i].devargs) == 0) {
+				x->key = "device";
+				x->value = c->port[i].devargs;
+				return cfg_fail(x, "same device as [port%u]", j);
+			}
+		x->section = "seqbond";
+	}
+	if (c->exc_mtu != 0) {
+		uint16_t min_mtu = UINT16_MAX;
+
+		for (i = 0; i < c->n_ports; i++)
+			min_mtu = RTE_MIN(min_mtu, c->port[i].mtu);
+		if (c->exc_mtu > min_mtu - SB_WIRE_OVERHEAD) {
+			x->section = "exception";
+			x->key = "mtu";
+			snprintf(x->value_buf, sizeof(x->value_buf), "%u", c->exc_mtu);
+			x->value = x->value_buf;
+			return cfg_fail(x, "larger than the smallest port MTU (%u) minus %u",
+				min_mtu, SB_WIRE_OVERHEAD);
+		}
+	}
+	return 0;
+}
+
+int
+sb_config_load(struct sb_config *c, const char *file, char *err, size_t err_len)
+{
+	struct cfg_ctx x = { .c = c, .err = err, .err_len = err_len };
+	struct rte_cfgfile *cfg;
+	char **names = NULL;
+	int n, i, ret = 0;
+	bool seen[SB_MAX_PORTS] = { false };
+
+	sb_config_defaults(c);
+	strlcpy(c->file, file, sizeof(c->file));
+	if (access(file, R_OK) != 0) {
+		ret = -errno;
+		snprintf(err, err_len, "%s: cannot read: %s", file, strerror(errno));
+		return ret;
+	}
+	cfg = rte_cfgfile_load(file, 0);
+	if (cfg == NULL) {
+		snprintf(err, err_len, "%s: not a valid INI file (see the CFGFILE log line above)",
+			file);
+		return -EINVAL;
+	}
+
+	n = rte_cfgfile_num_sections(cfg, NULL, 0);
+	names = calloc(n > 0 ? n : 1, sizeof(*names));
+	for (i = 0; names != NULL && i < n; i++)
+		names[i] = malloc(CFG_NAME_LEN);
+	if (names == NULL || (n > 0 && names[n - 1] == NULL)) {
+		snprintf(err, err_len, "%s: out of memory", file);
+		ret = -ENOMEM;
+		goto out;
+	}
+	n = rte_cfgfile_sections(cfg, names, n);
+
+	for (i = 0; i < n && ret == 0; i++) {
+		int j, pi;
+
+		x.section = names[i];
+		x.key = NULL;
+		for (j = 0; j < i; j++)
+			if (strcmp(names[j], names[i]) == 0)
+				break;
+		if (j < i) {
+			ret = cfg_fail(&x, "section given twice");
+			break;
+		}
+		if (strcmp(names[i], "seqbond") == 0) {
+			ret = parse_section(&x, cfg, seqbond_keys);
+		} else if (strcmp(names[i], "exception") == 0) {
+			ret = parse_section(&x, cfg, exception_keys);
+		} else if ((pi = port_index_of(names[i])) >= 0) {
+			seen[pi] = true;
+			x.port = &c->port[pi];
+			ret = parse_section(&x, cfg, port_keys);
+			if ((unsigned int)pi + 1 > c->n_ports)
+				c->n_ports = pi + 1;
+		} else if (pi == -2) {
+			ret = cfg_fail(&x, "port sections are port0..port%d", SB_MAX_PORTS - 1);
+		} else {
+			ret = cfg_fail(&x, "unknown section (expected seqbond, exception, portN)");
+		}
+	}
+	if (ret == 0 && !rte_cfgfile_has_section(cfg, "seqbond")) {
+		x.section = "seqbond";
+		ret = cfg_fail(&x, "section missing");
+	}
+	for (i = 0; ret == 0 && (unsigned int)i < c->n_ports; i++) {
+		if (!seen[i]) {
+			char sec[16];
+
+			snprintf(sec, sizeof(sec), "port%d", i);
+			x.section = sec;
+			ret = cfg_fail(&x, "section missing: ports are numbered from port0 "
+				"without holes");
+		}
+	}
+	if (ret == 0)
+		ret = validate(&x);
+out:
+	for (i = 0; names != NULL && i < n; i++)
+		free(names[i]);
+	free(names);
+	rte_cfgfile_close(cfg);
+	return ret;
+}
+
+static void
+set_u(struct rte_cfgfile *cfg, const char *sec, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	rte_cfgfile_add_entry(cfg, sec, key, buf);
+}
+
+int
+sb_config_save(const struct sb_config *c, const char *file)
+{
+	struct rte_cfgfile *cfg = rte_cfgfile_create(0);
+	char buf[64];
+	unsigned int i;
+	int ret;
+
+	if (cfg == NULL)
+		return -ENOMEM;
+	rte_cfgfile_add_section(cfg, "seqbond");
+	set_u(cfg, "seqbond", "host_id", c->host_id);
+	rte_ether_format_addr(buf, sizeof(buf), (const struct rte_ether_addr *)c->mac);
+	rte_cfgfile_add_entry(cfg, "seqbond", "mac", buf);
+	rte_cfgfile_add_entry(cfg, "seqbond", "scheduler", c->scheduler);
+	set_u(cfg, "seqbond", "hello_interval_ms", c->hello_interval_ms);
+	set_u(cfg, "seqbond", "hello_multiplier", c->hello_multiplier);
+	set_u(cfg, "seqbond", "reorder_window", c->reorder_window);
+	set_u(cfg, "seqbond", "reorder_timeout_us", c->reorder_timeout_us);
+	rte_cfgfile_add_entry(cfg, "seqbond", "late_policy",
+		c->late_policy == SB_REORDER_LATE_DELIVER ? "deliver" : "drop");
+	set_u(cfg, "seqbond", "max_backlog_us", c->max_backlog_us);
+	set_u(cfg, "seqbond", "burst", c->burst);
+	set_u(cfg, "seqbond", "rx_desc", c->rx_desc);
+	set_u(cfg, "seqbond", "tx_desc", c->tx_desc);
+	if (c->initial_seq_set)
+		set_u(cfg, "seqbond", "initial_seq", c->initial_seq);
+	set_u(cfg, "seqbond", "idle_sleep_max_us", c->idle_sleep_max_us);
+
+	rte_cfgfile_add_section(cfg, "exception");
+	rte_cfgfile_add_entry(cfg, "exception", "type",
+		c->exc_type == SB_EXC_TAP ? "tap" : "virtio-user");
+	rte_cfgfile_add_entry(cfg, "exception", "name", c->exc_name);
+	if (c->exc_mtu == 0)
+		rte_cfgfile_add_entry(cfg, "exception", "mtu", "auto");
+	else
+		set_u(cfg, "exception", "mtu", c->exc_mtu);
+
+	for (i = 0; i < c->n_ports; i++) {
+		char sec[16];
+
+		snprintf(sec, sizeof(sec), "port%u", i);
+		rte_cfgfile_add_section(cfg, sec);
+		rte_cfgfile_add_entry(cfg, sec, "device", c->port[i].devargs);
+		snprintf(buf, sizeof(buf), "%.3f", c->port[i].rate_kbps / 1000.0);
+		rte_cfgfile_add_entry(cfg, sec, "rate_mbit", buf);
+		set_u(cfg, sec, "mtu", c->port[i].mtu);
+	}
+	ret = rte_cfgfile_save(cfg, strcmp(file, "-") == 0 ? "/dev/stdout" : file);
+	rte_cfgfile_close(cfg);
+	return ret;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SB_CONFIG_H
+#define SB_CONFIG_H
+
+/**
+ * @file
+ * The INI configuration (docs/config.md documents every key), parsed with rte_cfgfile.
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sb_peer.h"
+#include "sb_reorder.h"
+
+#define SB_DEVARGS_LEN 256
+#define SB_IFNAME_LEN 16
+
+enum sb_exc_type {
+	SB_EXC_TAP = 0,		/**< TAP PMD (net_tap): works on every kernel with TUN. */
+	SB_EXC_VIRTIO_USER,	/**< virtio-user over /dev/vhost-net. */
+};
+
+struct sb_port_config {
+	char devargs[SB_DEVARGS_LEN];	/**< PCI address or vdev string. */
+	uint32_t rate_kbps;		/**< Link rate, kbit/s. */
+	uint16_t mtu;			/**< Link MTU, bytes (L2 payload). */
+};
+
+struct sb_config {
+	char file[PATH_MAX];		/**< Where it was read from (for messages and save). */
+	uint32_t host_id;		/**< Non-zero; default derived from mac. */
+	uint8_t mac[SB_ETH_ALEN];	/**< Aggregate MAC: the exception interface's. */
+	char scheduler[16];		/**< Scheduler policy name (sb_sched_find). */
+	uint32_t hello_interval_ms;
+	uint32_t hello_multiplier;	/**< Missed hellos before a path is down. */
+	uint32_t reorder_window;	/**< Frames, power of two. */
+	uint32_t reorder_timeout_us;
+	enum sb_reorder_late_policy late_policy;
+	uint32_t max_backlog_us;	/**< Per-path queue model limit (sb_sched.h). */
+	uint16_t burst;			/**< Frames per rx/tx burst. */
+	uint16_t rx_desc, tx_desc;	/**< Descriptors per port queue. */
+	bool initial_seq_set;		/**< Tests start sequence numbers at a chosen value. */
+	uint32_t initial_seq;
+	uint32_t idle_sleep_max_us;	/**< Longest nap of an idle datapath lcore. */
+
+	enum sb_exc_type exc_type;
+	char exc_name[SB_IFNAME_LEN];	/**< Kernel interface name, default "sb0". */
+	uint16_t exc_mtu;		/**< 0: smallest port MTU minus SB_WIRE_OVERHEAD. */
+
+	unsigned int n_ports;
+	struct sb_port_config port[SB_MAX_PORTS];
+};
+
+/** Fill @p c with the defaults documented in docs/config.md (no ports). */
+void sb_config_defaults(struct sb_config *c);
+
+/**
+ * Load and validate an INI file into @p c (defaults first, then the file).
+ *
+ * @param err     Receives a one-line message naming the file, section, key and value at
+ *   fault; @param err_len its size.
+ * @return 0, or -EINVAL (bad content), -ENOENT/-EACCES (cannot read the file).
+ */
+int sb_config_load(struct sb_config *c, const char *file, char *err, size_t err_len);
+
+/**
+ * Write @p c as INI (the running configuration) to @p file ("-" for stdout).
+ * @return 0 or -errno.
+ */
+int sb_config_save(const struct sb_config *c, const char *file);
+
+#endif /* SB_CONFIG_H */

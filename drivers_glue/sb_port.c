@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+
+#include "sb_port.h"
+
+RTE_LOG_REGISTER_SUFFIX(sb_port_logtype, port, INFO);
+static int sb_port_probe_dev(const char *devargs, uint16_t *port_id);
+#define PORT_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, sb_port_logtype, "seqbond.port: " fmt "\n", ##__VA_ARGS__)
+
+/*
+ * Kernel interface behind a port, for drivers whose link status does not follow the
+ * kernel's carrier (af_packet reports "up" forever). Control-plane state, written at probe.
+ */
+static char port_ifname[RTE_MAX_ETHPORTS][IF_NAMESIZE];
+static int carrier_sock = -1;
+
+/* Remember "iface=NAME" of af_packet/af_xdp devargs. */
+static void
+remember_ifname(uint16_t port_id, const char *devargs)
+{
+	const char *p;
+	size_t n;
+
+	port_ifname[port_id][0] = '\0';
+	if (strncmp(devargs, "net_af_packet", 13) != 0 && strncmp(devargs, "net_af_xdp", 10) != 0)
+		return;
+	p = strstr(devargs, "iface=");
+	if (p == NULL)
+		return;
+	p += 6;
+	n = strcspn(p, ",");
+	if (n == 0 || n >= IF_NAMESIZE)
+		return;
+	memcpy(port_ifname[port_id], p, n);
+	port_ifname[port_id][n] = '\0';
+	if (carrier_sock < 0)
+		carrier_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+int
+sb_port_probe(const char *devargs, uint16_t *port_id)
+{
+	int ret = sb_port_probe_dev(devargs, port_id);
+
+	if (ret == 0)
+		remember_ifname(*port_id, devargs);
+	return ret;
+}
+
+static int
+sb_port_probe_dev(const char *devargs, uint16_t *port_id)
+{
+	char name[RTE_DEV_NAME_MAX_LEN];
+	size_t n = strcspn(devargs, ",");
+	int ret;
+
+	if (n == 0 || n >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, devargs, n);
+	name[n] = '\0';
+
+	/* Already there (EAL -a/--vdev, or a restart of the port): use it. */
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	ret = rte_dev_probe(devargs);
+	if (ret < 0) {
+		PORT_LOG(ERR, "probing '%s' failed: %s", devargs, rte_strerror(-ret));
+		return ret;
+	}
+	if (rte_eth_dev_get_port_by_name(name, port_id) != 0) {
+		PORT_LOG(ERR, "'%s' probed but no ethdev port is named '%s'", devargs, name);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int
+sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
+	uint16_t nb_txd, bool promisc)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	int ret;
+
+	ret = rte_eth_dev_info_get(port_id, &info);
+	if (ret != 0) {
+		PORT_LOG(ERR, "port %u: cannot get device info: %s", port_id, rte_strerror(-ret));
+		return ret;
+	}
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	ret = rte_eth_dev_configure(port_id, 1, 1, &conf);
+	if (ret != 0) {
+		PORT_LOG(ERR, "port %u: configure failed: %s", port_id, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
+	if (ret != 0) {
+		PORT_LOG(ERR, "port %u: bad descriptor counts: %s", port_id, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_dev_set_mtu(port_id, mtu);
+	if (ret != 0 && ret != -ENOTSUP) {
+		PORT_LOG(ERR, "port %u: cannot set MTU %u (driver allows %u..%u): %s", port_id, mtu,
+			info.min_mtu, info.max_mtu, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_rx_queue_setup(port_id, 0, nb_rxd, rte_eth_dev_socket_id(port_id), NULL, mp);
+	if (ret != 0) {
+		PORT_LOG(ERR, "port %u: rx queue setup failed: %s", port_id, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_tx_queue_setup(port_id, 0, nb_txd, rte_eth_dev_socket_id(port_id), NULL);
+	if (ret != 0) {
+		PORT_LOG(ERR, "port %u: tx queue setup failed: %s", port_id, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_dev_start(port_id);
+	if (ret != 0) {
+		PORT_LOG(ERR, "port %u: start failed: %s", port_id, rte_strerror(-ret));
+		return ret;
+	}
+	if (promisc) {
+		ret = rte_eth_promiscuous_enable(port_id);
+		if (ret != 0 && ret != -ENOTSUP)
+			PORT_LOG(WARNING, "port %u: promiscuous mode: %s", port_id,
+				rte_strerror(-ret));
+	}
+	return 0;
+}
+
+void
+sb_port_close(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+	struct rte_device *dev = NULL;
+	int ret;
+
+	if (rte_eth_dev_info_get(port_id, &info) == 0)
+		dev = info.device;
+	ret = rte_eth_dev_stop(port_id);
+	if (ret != 0)
+		PORT_LOG(WARNING, "port %u: stop: %s", port_id, rte_strerror(-ret));
+	rte_eth_dev_close(port_id);
+	if (dev != NULL)
+		rte_dev_remove(dev);
+}
+
+bool
+sb_port_link_up(uint16_t port_id)
+{
+	struct rte_eth_link link;
+	struct ifreq ifr;
+
+	if (rte_eth_link_get_nowait(port_id, &link) != 0 || link.link_status != RTE_ETH_LINK_UP)
+		return false;
+	if (port_ifname[port_id][0] == '\0' || carrier_sock < 0)
+		return true;
+	/* The kernel interface must be up and have carrier (IFF_RUNNING). */
+	memset(&ifr, 0, sizeof(ifr));
+	strlcpy(ifr.ifr_name, port_ifname[port_id], sizeof(ifr.ifr_name));
+	if (ioctl(carrier_sock, SIOCGIFFLAGS, &ifr) != 0)
+		return false;
+	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
+}

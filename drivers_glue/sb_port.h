@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SB_PORT_H
+#define SB_PORT_H
+
+/**
+ * @file
+ * Bring-up of member ports and the exception path over ethdev.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+/**
+ * Probe a device at run time (hotplug) and find its ethdev port.
+ *
+ * @param devargs  A PCI address bound to a DPDK driver ("0000:01:00.0") or a vdev string
+ *   ("net_af_packet0,iface=eth1,qdisc_bypass=0"). A device EAL already probed (-a/--vdev)
+ *   is found, not probed twice.
+ * @param port_id  Set to the ethdev port id.
+ * @return 0, or a negative errno from rte_dev_probe(); -ENODEV if the device probed but no
+ *   ethdev port carries its name.
+ */
+int sb_port_probe(const char *devargs, uint16_t *port_id);
+
+/**
+ * Configure one rx and one tx queue, set the MTU, enable promiscuous mode (seqbond frames
+ * are addressed to the port's MAC or to a group address, raw frames to anything), and
+ * start the port.
+ *
+ * @param mtu     L2 payload bytes.
+ * @param mp      Mempool for received mbufs; its data room must hold mtu + 14 bytes.
+ * @param nb_rxd, nb_txd  Descriptors, adjusted to the driver's limits.
+ * @param promisc Enable promiscuous mode (member ports: yes; exception port: no).
+ * @return 0 or a negative errno; the message naming the port and step is logged.
+ */
+int sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
+	uint16_t nb_txd, bool promisc);
+
+/** Stop and close a port and detach its device (reverse of probe + setup). */
+void sb_port_close(uint16_t port_id);
+
+/**
+ * Link state, non-blocking. For af_packet and af_xdp ports, whose drivers report the link
+ * up whatever happens, the kernel interface's IFF_UP and IFF_RUNNING (carrier) flags decide.
+ * @return true when the link is up.
+ */
+bool sb_port_link_up(uint16_t port_id);
+
+/**
+ * Create the exception path: the kernel interface the host uses (sb0).
+ *
+ * @param type   0 = TAP PMD (net_tap), 1 = virtio-user over /dev/vhost-net.
+ * @param name   Kernel interface name.
+ * @param mac    MAC address the kernel interface gets (the aggregate MAC, 6 bytes).
+ * @param port_id Set to its ethdev port.
+ * @return 0, -ENOTSUP when virtio-user is asked for and /dev/vhost-net is missing (the
+ *   message says so and suggests type = tap), or the probe's negative errno.
+ */
+int sb_exception_create(int type, const char *name, const uint8_t *mac, uint16_t *port_id);
+
+#endif /* SB_PORT_H */

@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Per-peer receive reorder window (see sb_reorder.h for the contract).
+ *
+ * Layout: a ring of `window` slots indexed by seq & (window - 1). Every held frame has a
+ * sequence number in [next, next + window), so a non-empty slot always holds the one number
+ * of that range that maps to it, and the slot at `next` is the head.
+ *
+ * Beside the ring the window keeps three small structures, each O(1) amortised per frame:
+ *  - run_end: first number at or after `next` whose slot is empty. Slots [next, run_end) are
+ *    all held, so a frame inserted at run_end has nothing missing before it and counts as
+ *    in order; any frame inserted beyond run_end waits behind a gap and counts as reordered.
+ *    Tracking the run (rather than comparing with `next`) keeps a burst of in-order frames,
+ *    inserted before the drain that advances `next`, counted as in order.
+ *  - age: sequence numbers of held frames in arrival order (a FIFO of 2 * window entries,
+ *    entries of frames already released are dropped lazily from its front). Arrival times
+ *    are monotonic, so its front is the frame held longest; the timeout is applied to that
+ *    frame, which bounds the hold of every frame (not only of the first one after a gap).
+ *  - pend: frames released by a slide (a frame arriving >= window ahead) that insert cannot
+ *    hand back; drain() returns them first, before anything in the ring.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_debug.h>
+#include <rte_errno.h>
+
+#include "sb_reorder.h"
+#include "sb_seq.h"
+
+#define SB_REORDER_WINDOW_MAX (UINT32_C(1) << 20)
+#define SB_REORDER_MAX_JUMP_DEFAULT (UINT32_C(1) << 30)
+#define SB_REORDER_MAX_JUMP_MAX (UINT32_C(1) << 31)
+
+/** One ring slot. */
+struct sb_reorder_slot {
+	void *obj;		/* NULL when empty. */
+	uint64_t arrival;	/* Insert time, clock units. */
+	uint32_t seq;
+	uint32_t waited;	/* Non-zero when it arrived behind a gap. */
+};
+
+struct sb_reorder {
+	/* Per-frame state first: one or two cache lines touched by insert and drain. */
+	struct sb_reorder_slot *ring;
+	uint32_t mask;		/* window - 1 */
+	uint32_t next;		/* Next sequence number to release. */
+	uint32_t run_end;	/* See the file comment. */
+	uint32_t held;		/* Frames in the ring. */
+	bool started;		/* next is defined (first frame seen or set_next). */
+	enum sb_reorder_late_policy late_policy;
+	uint32_t max_jump;
+	uint64_t timeout;
+
+	uint32_t *age;		/* Arrival-order FIFO of held sequence numbers. */
+	uint32_t age_mask;	/* 2 * window - 1 */
+	uint32_t age_head;	/* Free-running indexes. */
+	uint32_t age_tail;
+
+	void **pend;		/* Release queue filled by slides, window entries. */
+	uint32_t pend_head;	/* Free-running indexes. */
+	uint32_t pend_tail;
+
+	uint32_t active;	/* Bit per path: takes part in the RFC 1990 rule. */
+	uint32_t valid;		/* Bit per path: high[] is meaningful. */
+	uint32_t high[SB_REORDER_MAX_PATHS];	/* Newest seq seen per path. */
+
+	struct sb_reorder_stats st;	/* occupancy is computed in stats_get(). */
+} __rte_cache_aligned;
+
+static inline uint32_t
+pend_count(const struct sb_reorder *r)
+{
+	return r->pend_tail - r->pend_head;
+}
+
+static inline struct sb_reorder_slot *
+slot_of(const struct sb_reorder *r, uint32_t seq)
+{
+	return &r->ring[seq & r->mask];
+}
+
+/* Time a frame has been held; a clock that went backwards counts as no wait rather than as
+ * a huge one, so a caller's clock glitch cannot flush the window. */
+static inline uint64_t
+waited_for(uint64_t now, uint64_t arrival)
+{
+	return now > arrival ? now - arrival : 0;
+}
+
+/* Record that @p path delivered @p seq. Only ever called with seq within the window span of
+ * next, so the serial comparison with the stored value is well defined. */
+static inline void
+path_saw(struct sb_reorder *r, unsigned int path, uint32_t seq)
+{
+	uint32_t bit = UINT32_C(1) << path;
+
+	if ((r->valid & bit) == 0) {
+		r->high[path] = seq;
+		r->valid |= bit;
+	} else if (sb_seq_lt(r->high[path], seq)) {
+		r->high[path] = seq;
+	}
+}
+
+/*
+ * Raise every path high that fell behind next to next - 1. For the loss rule this changes
+ * nothing (only missing numbers >= next matter, and a high below next proves none of them
+ * lost), but it keeps highs of idle paths within comparable distance of next, so serial
+ * arithmetic cannot see them as ahead once next has moved 2^31 on.
+ */
+static void
+paths_clamp(struct sb_reorder *r)
+{
+	uint32_t m = r->valid;
+
+	while (m != 0) {
+		unsigned int p = __builtin_ctz(m);
+
+		m &= m - 1;
+		if (sb_seq_diff(r->high[p], r->next) < 0)
+			r->high[p] = r->next - 1;
+	}
+}
+
+/*
+ * RFC 1990 s.4.1: each path is FIFO, so once path p has delivered high[p], every missing
+ * number before high[p] can no longer arrive on p. When every active path has done so, a
+ * missing number before the smallest such high is lost. Paths never seen give no bound (they
+ * may carry the missing frame), nor does an empty active set.
+ * @return true and the bound in *bound when the rule applies.
+ */
+static bool
+rule_bound(const struct sb_reorder *r, uint32_t *bound)
+{
+	uint32_t m = r->active;
+	uint32_t b;
+
+	if (m == 0 || (m & ~r->valid) != 0)
+		return false;
+	b = r->high[__builtin_ctz(m)];
+	m &= m - 1;
+	while (m != 0) {
+		b = sb_seq_min(b, r->high[__builtin_ctz(m)]);
+		m &= m - 1;
+	}
+	*bound = b;
+	return true;
+}
+
+/* Extend run_end over held slots, never beyond the window. */
+static inline void
+run_extend(struct sb_reorder *r)
+{
+	while ((uint32_t)(r->run_end - r->next) < r->mask + 1 &&
+			slot_of(r, r->run_end)->obj != NULL)
+		r->run_end++;
+}
+
+/* next moved forward past empty slots: the run restarts at next. */
+static inline void
+run_restart(struct sb_reorder *r)
+{
+	if (sb_seq_lt(r->run_end, r->next))
+		r->run_end = r->next;
+	run_extend(r);
+}
+
+/* Count one frame leaving the window. */
+static inline void
+account_release(struct sb_reorder *r, const struct sb_reorder_slot *s, uint64_t now)
+{
+	uint64_t w = waited_for(now, s->arrival);
+
+	if (s->waited)
+		r->st.reordered++;
+	else
+		r->st.in_order++;
+	if (w > r->st.hold_max)
+		r->st.hold_max = w;
+}
+
+/* A FIFO entry is stale once its frame left the ring. Sequence numbers are never held twice
+ * between two clears of the FIFO (a released number is late from then on), so seq equality
+ * identifies the frame. */
+static inline bool
+age_stale(const struct sb_reorder *r, uint32_t seq)
+{
+	const struct sb_reorder_slot *s = slot_of(r, seq);
+
+	return s->obj == NULL || s->seq != seq;
+}
+
+static inline void
+age_pop_stale(struct sb_reorder *r)
+{
+	while (r->age_head != r->age_tail && age_stale(r, r->age[r->age_head & r->age_mask]))
+		r->age_head++;
+}
+
+/*
+ * Append a newly held frame. Capacity 2 * window is enough: after age_pop_stale() the front F
+ * is held, and every frame held since F's arrival has a distinct number in
+ * (F - window, F + window), because next never passed F and numbers are never held twice.
+ */
+static inline void
+age_push(struct sb_reorder *r, uint32_t seq)
+{
+	age_pop_stale(r);
+	RTE_ASSERT(r->age_tail - r->age_head <= r->age_mask);
+	r->age[r->age_tail++ & r->age_mask] = seq;
+}
+
+static inline void
+age_clear(struct sb_reorder *r)
+{
+	r->age_head = r->age_tail;
+}
+
+/*
+ * Move next to new_next for a frame that arrived >= window ahead: held frames in
+ * [next, new_next) go to the release queue in order, empty numbers count as lost_slide.
+ * @return 0, or -ENOSPC when the release queue might not take the held frames (drain() has
+ *   not been called since earlier slides); nothing changed then.
+ */
+static int
+slide(struct sb_reorder *r, uint32_t new_next, uint64_t now)
+{
+	uint32_t window = r->mask + 1;
+	uint32_t skip = new_next - r->next;
+	uint32_t scan = RTE_MIN(skip, window);
+	uint32_t i;
+
+	/* Conservative test (every held frame might be in the skipped range) so that a refusal
+	 * leaves the state untouched without a second scan. */
+	if (window - pend_count(r) < r->held)
+		return -ENOSPC;
+
+	for (i = 0; i < scan && r->held != 0; i++) {
+		struct sb_reorder_slot *s = slot_of(r, r->next + i);
+
+		if (s->obj == NULL) {
+			r->st.lost_slide++;
+			continue;
+		}
+		account_release(r, s, now);
+		r->pend[r->pend_tail++ & r->mask] = s->obj;
+		s->obj = NULL;
+		r->held--;
+	}
+	/* Numbers not scanned (beyond the ring, or after the last held frame) were all empty. */
+	r->st.lost_slide += skip - i;
+
+	r->next = new_next;
+	if (r->held == 0)
+		age_clear(r);
+	run_restart(r);
+	paths_clamp(r);
+	return 0;
+}
+
+struct sb_reorder *
+sb_reorder_create(const struct sb_reorder_conf *conf)
+{
+	struct sb_reorder *r;
+	size_t sz_hdr, sz_ring, sz_age, sz_pend;
+	uint32_t max_jump;
+	void *mem;
+	int ret;
+
+	if (conf == NULL || conf->window < 2 || conf->window > SB_REORDER_WINDOW_MAX ||
+			!rte_is_power_of_2(conf->window)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	max_jump = conf->max_jump != 0 ? conf->max_jump : SB_REORDER_MAX_JUMP_DEFAULT;
+	/* Below window a frame inside the window would be rejected; above 2^31 the distance is
+	 * no longer comparable (RFC 1982). */
+	if (max_jump < conf->window || max_jump > SB_REORDER_MAX_JUMP_MAX ||
+			(conf->late_policy != SB_REORDER_LATE_DROP &&
+			 conf->late_policy != SB_REORDER_LATE_DELIVER)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+
+	/* One allocation, each part on its own cache lines. */
+	sz_hdr = RTE_ALIGN_CEIL(sizeof(*r), RTE_CACHE_LINE_SIZE);
+	sz_ring = RTE_ALIGN_CEIL((size_t)conf->window * sizeof(struct sb_reorder_slot),
+		RTE_CACHE_LINE_SIZE);
+	sz_age = RTE_ALIGN_CEIL((size_t)conf->window * 2 * sizeof(uint32_t), RTE_CACHE_LINE_SIZE);
+	sz_pend = RTE_ALIGN_CEIL((size_t)conf->window * sizeof(void *), RTE_CACHE_LINE_SIZE);
+	ret = posix_memalign(&mem, RTE_CACHE_LINE_SIZE, sz_hdr + sz_ring + sz_age + sz_pend);
+	if (ret != 0) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	/* Zero everything: empty slots are NULL objects, counters start at zero. */
+	memset(mem, 0, sz_hdr + sz_ring + sz_age + sz_pend);
+
+	r = mem;
+	r->ring = (struct sb_reorder_slot *)((char *)mem + sz_hdr);
+	r->age = (uint32_t *)((char *)mem + sz_hdr + sz_ring);
+	r->pend = (void **)((char *)mem + sz_hdr + sz_ring + sz_age);
+	r->mask = conf->window - 1;
+	r->age_mask = conf->window * 2 - 1;
+	r->max_jump = max_jump;
+	r->timeout = conf->timeout;
+	r->late_policy = conf->late_policy;
+	return r;
+}
+
+/* Hand every owned object (release queue first, then ring in sequence order) to free_obj
+ * and leave the window empty. */
+static void
+flush_all(struct sb_reorder *r, void (*free_obj)(void *obj, void *arg), void *arg)
+{
+	uint32_t i;
+
+	while (pend_count(r) != 0) {
+		void *obj = r->pend[r->pend_head++ & r->mask];
+
+		if (free_obj != NULL)
+			free_obj(obj, arg);
+	}
+	for (i = 0; i <= r->mask && r->held != 0; i++) {
+		struct sb_reorder_slot *s = slot_of(r, r->next + i);
+
+		if (s->obj == NULL)
+			continue;
+		if (free_obj != NULL)
+			free_obj(s->obj, arg);
+		s->obj = NULL;
+		r->held--;
+	}
+	age_clear(r);
+}
+
+void
+sb_reorder_free(struct sb_reorder *r, void (*free_obj)(void *obj, void *arg), void *arg)
+{
+	if (r == NULL)
+		return;
+	flush_all(r, free_obj, arg);
+	free(r);
+}
+
+void
+sb_reorder_reset(struct sb_reorder *r, void (*free_obj)(void *obj, void *arg), void *arg)
+{
+	flush_all(r, free_obj, arg);
+	r->started = false;
+	/* Highs refer to the old numbering; path activity is link state and stays. */
+	r->valid = 0;
+}
+
+int
+sb_reorder_set_next(struct sb_reorder *r, uint32_t next_seq)
+{
+	/* Queued releases count too: moving next backwards under them would break the
+	 * increasing order of what drain() returns. */
+	if (r->held != 0 || pend_count(r) != 0)
+		return -EBUSY;
+	r->next = next_seq;
+	r->run_end = next_seq;
+	r->started = true;
+	/* Highs seen against another next could claim paths passed numbers they never sent. */
+	r->valid = 0;
+	age_clear(r);
+	return 0;
+}
+
+int
+sb_reorder_path_set_active(struct sb_reorder *r, unsigned int path, bool active)
+{
+	if (path >= SB_REORDER_MAX_PATHS)
+		return -EINVAL;
+	if (active)
+		r->active |= UINT32_C(1) << path;
+	else
+		r->active &= ~(UINT32_C(1) << path);
+	return 0;
+}
+
+enum sb_reorder_verdict
+sb_reorder_insert(struct sb_reorder *r, unsigned int path, uint32_t seq, void *obj,
+	uint64_t now)
+{
+	struct sb_reorder_slot *s;
+	uint32_t owned;
+	int32_t d;
+
+	if (unlikely(path >= SB_REORDER_MAX_PATHS)) {
+		r->st.bad_path++;
+		return SB_REORDER_BAD_PATH;
+	}
+	if (unlikely(!r->started)) {
+		r->next = seq;
+		r->run_end = seq;
+		r->started = true;
+	}
+
+	d = sb_seq_diff(seq, r->next);
+	if (unlikely(d < 0)) {
+		/* Exactly half the space away is neither ahead nor behind (RFC 1982). */
+		if (d == INT32_MIN) {
+			r->st.out_of_range++;
+			return SB_REORDER_OUT_OF_RANGE;
+		}
+		r->st.late++;
+		/* The path is alive but its position is only known to be before next: a high of
+		 * next - 1 lets the rule wait for it without claiming anything. */
+		if ((r->valid & (UINT32_C(1) << path)) == 0)
+			path_saw(r, path, r->next - 1);
+		return r->late_policy == SB_REORDER_LATE_DELIVER ?
+			SB_REORDER_LATE_DELIVERED : SB_REORDER_LATE_DROPPED;
+	}
+	if (unlikely((uint32_t)d > r->mask)) {
+		if ((uint32_t)d >= r->max_jump ||
+				slide(r, seq - r->mask, now) != 0) {
+			r->st.out_of_range++;
+			return SB_REORDER_OUT_OF_RANGE;
+		}
+	}
+
+	/* A NULL object would read back as an empty slot and be lost. */
+	RTE_ASSERT(obj != NULL);
+	s = slot_of(r, seq);
+	if (unlikely(s->obj != NULL)) {
+		/* In range and slot busy: it holds this very number. */
+		r->st.duplicate++;
+		path_saw(r, path, seq);
+		return SB_REORDER_DUPLICATE;
+	}
+
+	s->obj = obj;
+	s->seq = seq;
+	s->arrival = now;
+	if (seq == r->run_end) {
+		s->waited = 0;
+		r->run_end++;
+		run_extend(r);
+	} else {
+		s->waited = 1;
+	}
+	r->held++;
+	age_push(r, seq);
+	path_saw(r, path, seq);
+
+	owned = r->held + pend_count(r);
+	if (owned > r->st.occupancy_hwm)
+		r->st.occupancy_hwm = owned;
+	return SB_REORDER_HELD;
+}
+
+/* Release the in-sequence run at the head into objs[cnt..n). @return the new count. */
+static unsigned int
+release_run(struct sb_reorder *r, void **objs, unsigned int cnt, unsigned int n, uint64_t now)
+{
+	while (cnt < n) {
+		struct sb_reorder_slot *s = slot_of(r, r->next);
+
+		if (s->obj == NULL)
+			break;
+		account_release(r, s, now);
+		objs[cnt++] = s->obj;
+		s->obj = NULL;
+		r->held--;
+		r->next++;
+	}
+	if (r->held == 0)
+		age_clear(r);
+	return cnt;
+}
+
+/*
+ * Head empty and frames held: skip the gap at the head if the RFC 1990 rule proves it lost
+ * or the frame held longest has waited @c timeout. Scans only the skipped numbers.
+ * @return true when next moved (the head now holds a frame).
+ */
+static bool
+skip_gap(struct sb_reorder *r, uint64_t now)
+{
+	const struct sb_reorder_slot *oldest;
+	uint32_t bound;
+
+	if (rule_bound(r, &bound) && sb_seq_lt(r->next, bound)) {
+		/* A number >= next equal to a path high was held when seen and is still held
+		 * (next has not passed it), so this stops at a frame at the latest at bound. */
+		do {
+			r->next++;
+			r->st.lost_rule++;
+		} while (r->next != bound && slot_of(r, r->next)->obj == NULL);
+		run_restart(r);
+		return true;
+	}
+
+	age_pop_stale(r);
+	oldest = slot_of(r, r->age[r->age_head & r->age_mask]);
+	if (waited_for(now, oldest->arrival) >= r->timeout) {
+		/* Skip only this gap; the loop in drain() comes back for later gaps while the
+		 * oldest frame (at or after the first held one) is still held. */
+		do {
+			r->next++;
+			r->st.lost_timeout++;
+		} while (slot_of(r, r->next)->obj == NULL);
+		run_restart(r);
+		return true;
+	}
+	return false;
+}
+
+unsigned int
+sb_reorder_drain(struct sb_reorder *r, void **objs, unsigned int n, uint64_t now)
+{
+	unsigned int cnt = 0;
+
+	while (cnt < n && pend_count(r) != 0)
+		objs[cnt++] = r->pend[r->pend_head++ & r->mask];
+	if (!r->started)
+		return cnt;
+
+	/* Once per call keeps idle paths' highs comparable; a call advances next by at most a
+	 * few windows, far from 2^31. */
+	paths_clamp(r);
+	while (cnt < n && r->held != 0) {
+		cnt = release_run(r, objs, cnt, n, now);
+		if (cnt == n || r->held == 0 || !skip_gap(r, now))
+			break;
+	}
+	return cnt;
+}
+
+void
+sb_reorder_stats_get(const struct sb_reorder *r, struct sb_reorder_stats *st)
+{
+	*st = r->st;
+	st->occupancy = r->held + pend_count(r);
+}
+
+uint32_t
+sb_reorder_next_seq(const struct sb_reorder *r)
+{
+	return r->next;
+}

@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Unit tests of the receive reorder window (lib/reorder). No EAL: the window runs on the C
+ * heap and objects are plain pointers into arrays.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+
+#include "sb_reorder.h"
+#include "sb_seq.h"
+#include "sb_test.h"
+
+#define BIG_TIMEOUT UINT64_C(1000000000000)
+
+/* Tokens for the hand-written tests: tok[i] stands for the frame with seq base + i. */
+#define NTOK 256
+static int tok[NTOK];
+
+static void
+count_free(void *obj, void *arg)
+{
+	RTE_SET_USED(obj);
+	(*(unsigned int *)arg)++;
+}
+
+static struct sb_reorder *
+mk(uint32_t window, uint64_t timeout, uint32_t max_jump, enum sb_reorder_late_policy pol)
+{
+	struct sb_reorder_conf conf = {
+		.window = window,
+		.timeout = timeout,
+		.max_jump = max_jump,
+		.late_policy = pol,
+	};
+	struct sb_reorder *r = sb_reorder_create(&conf);
+
+	SB_CHECK(r != NULL, "create window %u failed: %d", window, rte_errno);
+	if (r == NULL)
+		exit(1);
+	return r;
+}
+
+static struct sb_reorder_stats
+stats(const struct sb_reorder *r)
+{
+	struct sb_reorder_stats st;
+
+	sb_reorder_stats_get(r, &st);
+	return st;
+}
+
+/* Insert tok[seq] (seq < NTOK) and check it is held. */
+static void
+put(struct sb_reorder *r, unsigned int path, uint32_t seq, uint64_t now)
+{
+	enum sb_reorder_verdict v = sb_reorder_insert(r, path, seq, &tok[seq % NTOK], now);
+
+	SB_CHECK(v == SB_REORDER_HELD, "seq %u path %u: verdict %d", seq, path, v);
+}
+
+/*
+ * Drain and compare with the expected sequence numbers (tokens). @p n caps the output.
+ */
+static void
+expect_drain(struct sb_reorder *r, uint64_t now, unsigned int n, const uint32_t *want,
+	unsigned int nwant, int line)
+{
+	void *objs[64];
+	unsigned int got, i;
+
+	got = sb_reorder_drain(r, objs, n, now);
+	SB_CHECK(got == nwant, "line %d: drained %u, want %u", line, got, nwant);
+	for (i = 0; i < got && i < nwant; i++)
+		SB_CHECK(objs[i] == &tok[want[i] % NTOK], "line %d: obj %u is tok %td, want %u",
+			line, i, (int *)objs[i] - tok, want[i]);
+}
+
+#define EXPECT(r, now, ...) do { \
+	const uint32_t w_[] = { __VA_ARGS__ }; \
+	expect_drain((r), (now), 64, w_, sizeof(w_) / sizeof(w_[0]), __LINE__); \
+} while (0)
+#define EXPECT_NONE(r, now) expect_drain((r), (now), 64, NULL, 0, __LINE__)
+
+static void
+test_create(void)
+{
+	static const uint32_t bad_windows[] = { 0, 1, 3, 1000, UINT32_C(1) << 21 };
+	struct sb_reorder_conf conf = { .window = 64, .timeout = 10 };
+	struct sb_reorder *r;
+	unsigned int i;
+
+	rte_errno = 0;
+	SB_CHECK(sb_reorder_create(NULL) == NULL && rte_errno == EINVAL, "NULL conf");
+	for (i = 0; i < RTE_DIM(bad_windows); i++) {
+		conf.window = bad_windows[i];
+		rte_errno = 0;
+		r = sb_reorder_create(&conf);
+		SB_CHECK(r == NULL && rte_errno == EINVAL, "window %u accepted", conf.window);
+		sb_reorder_free(r, NULL, NULL);
+	}
+	conf.window = 64;
+	conf.max_jump = 32;	/* below window */
+	rte_errno = 0;
+	r = sb_reorder_create(&conf);
+	SB_CHECK(r == NULL && rte_errno == EINVAL, "max_jump < window accepted");
+	conf.max_jump = 0;
+	conf.window = 2;
+	r = sb_reorder_create(&conf);
+	SB_CHECK(r != NULL, "window 2 refused");
+	sb_reorder_free(r, NULL, NULL);
+	conf.window = UINT32_C(1) << 20;
+	r = sb_reorder_create(&conf);
+	SB_CHECK(r != NULL, "window 2^20 refused");
+	sb_reorder_free(r, NULL, NULL);
+	sb_reorder_free(NULL, NULL, NULL);
+}
+
+/* An in-order stream in bursts is released at once, all in order, nothing held back. */
+static void
+test_in_order(void)
+{
+	const unsigned int nframes = 320 * 32, burst = 32;
+	struct sb_reorder *r = mk(256, 100, 0, SB_REORDER_LATE_DROP);
+	struct sb_reorder_stats st;
+	unsigned int i, j, bad = 0, out = 0;
+	uint32_t seq0 = UINT32_MAX - 5000;	/* crosses the wrap too */
+	void *objs[64];
+
+	sb_reorder_path_set_active(r, 0, true);
+	for (i = 0; i < nframes; i += burst) {
+		for (j = 0; j < burst; j++) {
+			if (sb_reorder_insert(r, 0, seq0 + i + j, &tok[(i + j) % NTOK], i) !=
+					SB_REORDER_HELD)
+				bad++;
+		}
+		if (i == 0)
+			SB_CHECK(sb_reorder_next_seq(r) == seq0, "first frame sets next");
+		if (sb_reorder_drain(r, objs, 64, i) != burst)
+			bad++;
+		for (j = 0; j < burst; j++, out++)
+			if (objs[j] != &tok[out % NTOK])
+				bad++;
+	}
+	st = stats(r);
+	SB_CHECK(bad == 0, "%u bad verdicts, drain counts or orders", bad);
+	SB_CHECK(st.in_order == nframes && st.reordered == 0, "in_order %" PRIu64
+		" reordered %" PRIu64, st.in_order, st.reordered);
+	SB_CHECK(st.hold_max == 0, "hold_max %" PRIu64, st.hold_max);
+	SB_CHECK(st.lost_rule + st.lost_timeout + st.lost_slide + st.late + st.duplicate == 0,
+		"losses or rejects in an in-order stream");
+	SB_CHECK(st.occupancy == 0 && st.occupancy_hwm == burst, "occupancy %u hwm %u",
+		st.occupancy, st.occupancy_hwm);
+	SB_CHECK(sb_reorder_next_seq(r) == seq0 + nframes, "next %u", sb_reorder_next_seq(r));
+	SB_CHECK(sb_reorder_drain(r, objs, 0, 0) == 0, "n = 0 drains nothing");
+	sb_reorder_free(r, NULL, NULL);
+}
+
+/* Small output arrays: releasable frames stay for the next call, order kept. */
+static void
+test_small_drain(void)
+{
+	struct sb_reorder *r = mk(64, 100, 0, SB_REORDER_LATE_DROP);
+	void *objs[7];
+	unsigned int i, got, out = 0, bad = 0;
+
+	sb_reorder_set_next(r, 0);
+	for (i = 0; i < 50; i++)
+		put(r, 0, 49 - i, 0);	/* 49 down to 0: all held until 0 comes */
+	SB_CHECK(stats(r).occupancy == 50, "occupancy %u", stats(r).occupancy);
+	while ((got = sb_reorder_drain(r, objs, RTE_DIM(objs), 0)) != 0) {
+		SB_CHECK(got == RTE_DIM(objs) || out + got == 50, "short drain %u at %u", got, out);
+		for (i = 0; i < got; i++, out++)
+			if (objs[i] != &tok[out])
+				bad++;
+	}
+	SB_CHECK(out == 50 && bad == 0, "released %u, %u out of order", out, bad);
+	SB_CHECK(stats(r).in_order == 1 && stats(r).reordered == 49, "only 0 came in order");
+	sb_reorder_free(r, NULL, NULL);
+}
+
+/* With no active path only the timeout releases a gap; drain alone drives it. */
+static void
+test_timeout(void)
+{
+	struct sb_reorder *r = mk(64, 100, 0, SB_REORDER_LATE_DROP);
+	struct sb_reorder_stats st;
+	uint64_t now;
+	unsigned int early = 0;
+
+	put(r, 0, 0, 0);
+	EXPECT(r, 0, 0);
+	put(r, 0, 3, 10);	/* 1 and 2 missing... */
+	put(r, 1, 2, 50);	/* ...then 2 arrives: only 1 missing */
+	for (now = 10; now < 110; now++) {
+		void *objs[4];
+
+		early += sb_reorder_drain(r, objs, 4, now);
+	}
+	SB_CHECK(early == 0, "released %u frames before the timeout", early);
+	SB_CHECK(stats(r).lost_timeout == 0, "gap skipped early");
+	/* The frame held longest (3, since t=10) sets the deadline, not the first after the
+	 * gap (2, since t=50): no frame waits more than the timeout. */
+	EXPECT(r, 110, 2, 3);
+	st = stats(r);
+	SB_CHECK(st.lost_timeout == 1 && st.lost_rule == 0, "lost_timeout %" PRIu64,
+		st.lost_timeout);
+	SB_CHECK(st.hold_max == 100, "hold_max %" PRIu64, st.hold_max);
+	SB_CHECK(st.reordered == 2 && st.in_order == 1, "reordered %" PRIu64 " in_order %"
+		PRIu64, st.reordered, st.in_order);
+	for (now = 110; now < 400; now += 7)
+		EXPECT_NONE(r, now);
+	SB_CHECK(stats(r).lost_timeout == 1, "gap counted twice");
+
+	/* Two gaps (4 and 6): both go when the oldest frame (7) times out. */
+	put(r, 0, 7, 400);
+	put(r, 1, 5, 450);
+	EXPECT_NONE(r, 499);
+	EXPECT(r, 500, 5, 7);
+	SB_CHECK(stats(r).lost_timeout == 3, "lost_timeout %" PRIu64, stats(r).lost_timeout);
+	SB_CHECK(sb_reorder_next_seq(r) == 8, "next %u", sb_reorder_next_seq(r));
+
+	/* An active path that never delivered keeps the rule off: the timeout still works. */
+	sb_reorder_path_set_active(r, 0, true);
+	sb_reorder_path_set_active(r, 5, true);
+	put(r, 0, 9, 600);
+	EXPECT_NONE(r, 699);
+	EXPECT(r, 700, 9);
+	st = stats(r);
+	SB_CHECK(st.lost_timeout == 4 && st.lost_rule == 0, "lost_timeout %" PRIu64
+		" lost_rule %" PRIu64, st.lost_timeout, st.lost_rule);
+	sb_reorder_free(r, NULL, NULL);
+}
+
+/* RFC 1990 s.4.1: a gap goes at once when every active path has passed it. */
+static void
+test_rule(void)
+{
+	struct sb_reorder *r = mk(64, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
+	const uint64_t t = 5;	/* the same instant throughout: only the rule can release */
+	struct sb_reorder_stats st;
+
+	SB_CHECK(sb_reorder_path_set_active(r, SB_REORDER_MAX_PATHS, true) == -EINVAL,
+		"path 32 accepted");
+	SB_CHECK(sb_reorder_path_set_active(r, 0, true) == 0, "path 0");
+	sb_reorder_path_set_active(r, 1, true);
+	sb_reorder_path_set_active(r, 2, true);
+
+	put(r, 0, 0, t);
+	EXPECT(r, t, 0);
+	put(r, 1, 2, t);	/* 1 missing; path 2 not heard yet */
+	EXPECT_NONE(r, t);
+	put(r, 2, 3, t);	/* path 0 still at 0: 1 may come on it */
+	EXPECT_NONE(r, t);
+	put(r, 3, 4, t);	/* inactive path 3 does not count either way */
+	EXPECT_NONE(r, t);
+	put(r, 0, 5, t);	/* all active paths past 1 */
+	EXPECT(r, t, 2, 3, 4, 5);
+	st = stats(r);
+	SB_CHECK(st.lost_rule == 1 && st.lost_timeout == 0, "lost_rule %" PRIu64,
+		st.lost_rule);
+
+	/* Path 2 idles at 3: gaps 6 and 7 stay until it goes inactive. */
+	put(r, 0, 8, t);
+	put(r, 1, 9, t);
+	EXPECT_NONE(r, t);
+	EXPECT_NONE(r, t + 1000);
+	SB_CHECK(sb_reorder_path_set_active(r, 2, false) == 0, "deactivate");
+	EXPECT(r, t, 8, 9);
+	SB_CHECK(stats(r).lost_rule == 3, "lost_rule %" PRIu64, stats(r).lost_rule);
+
+	/* The bound is the smallest high: with path 0 at 14 and path 1 at 13, gaps 10 and 12
+	 * go; then 15 stays missing until path 0 passes it too. */
+	put(r, 0, 11, t);
+	put(r, 1, 13, t);
+	put(r, 0, 14, t);
+	EXPECT(r, t, 11, 13, 14);
+	put(r, 1, 16, t);
+	EXPECT_NONE(r, t);
+	put(r, 0, 18, t);	/* bound 16: 15 lost, 17 not (< 16 fails) */
+	EXPECT(r, t, 16);
+	SB_CHECK(sb_reorder_next_seq(r) == 17, "next %u", sb_reorder_next_seq(r));
+	st = stats(r);
+	SB_CHECK(st.lost_rule == 6 && st.lost_timeout == 0, "lost_rule %" PRIu64
+		" lost_timeout %" PRIu64, st.lost_rule, st.lost_timeout);
+	SB_CHECK(st.occupancy == 1, "occupancy %u", st.occupancy);
+	put(r, 1, 19, t);
+	EXPECT(r, t, 18, 19);
+	SB_CHECK(stats(r).lost_rule == 7, "lost_rule %" PRIu64, stats(r).lost_rule);
+	sb_reorder_free(r, NULL, NULL);
+}
+
+/* An idle active path keeps holding the rule back even after next has moved on by more
+ * than half the sequence space since its last frame (serial arithmetic alone would then see
+ * that old frame as ahead). */
+static void
+test_rule_idle_wrap(void)
+{
+	struct sb_reorder *r = mk(16, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
+	uint32_t seq = 0;
+	void *objs[4];
+	unsigned int k;
+
+	sb_reorder_path_set_active(r, 0, true);
+	put(r, 1, 0, 0);	/* path 1 delivers 0, then idles */
+	EXPECT(r, 0, 0);
+	for (k = 0; k < 3; k++) {
+		/* Path 1 inactive: the rule (path 0 alone) skips each slide's gap. */
+		seq += (UINT32_C(1) << 30) - 1;
+		put(r, 0, seq, k);
+		SB_CHECK(sb_reorder_drain(r, objs, 4, k) == 1, "slide %u not released", k);
+	}
+	SB_CHECK(sb_reorder_next_seq(r) == seq + 1, "next %u", sb_reorder_next_seq(r));
+	sb_reorder_path_set_active(r, 1, true);
+	put(r, 0, seq + 2, 10);
+	put(r, 0, seq + 3, 10);
+	SB_CHECK(sb_reorder_drain(r, objs, 4, 10) == 0, "idle path 1 did not hold the gap");
+	sb_reorder_path_set_active(r, 1, false);
+	SB_CHECK(sb_reorder_drain(r, objs, 4, 10) == 2, "gap kept with path 1 inactive");
+	sb_reorder_free(r, NULL, NULL);
+}
+
+static void
+test_late_dup_range(void)
+{
+	struct sb_reorder *r = mk(16, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
+	struct sb_reorder_stats before, after;
+	enum sb_reorder_verdict v;
+
+	put(r, 0, 0, 0);
+	put(r, 0, 1, 0);
+	EXPECT(r, 0, 0, 1);
+	v = sb_reorder_insert(r, 0, 1, &tok[1], 0);
+	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "late verdict %d", v);
+	put(r, 0, 3, 0);
+	v = sb_reorder_insert(r, 1, 3, &tok[3], 0);
+	SB_CHECK(v == SB_REORDER_DUPLICATE, "duplicate verdict %d", v);
+	after = stats(r);
+	SB_CHECK(after.late == 1 && after.duplicate == 1, "late %" PRIu64 " dup %" PRIu64,
+		after.late, after.duplicate);
+
+	/* Out of range: state unchanged. */
+	before = stats(r);
+	v = sb_reorder_insert(r, 0, 2 + (UINT32_C(1) << 30), &tok[9], 0);
+	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "max_jump ahead: verdict %d", v);
+	v = sb_reorder_insert(r, 0, 2 + (UINT32_C(1) << 31) - 1, &tok[9], 0);
+	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "half space ahead: verdict %d", v);
+	v = sb_reorder_insert(r, 0, 2 + (UINT32_C(1) << 31), &tok[9], 0);
+	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "exactly half space: verdict %d", v);
+	after = stats(r);
+	SB_CHECK(after.out_of_range == before.out_of_range + 3, "out_of_range %" PRIu64,
+		after.out_of_range);
+	after.out_of_range = before.out_of_range;
+	SB_CHECK(memcmp(&after, &before, sizeof(after)) == 0, "stats moved on out of range");
+	SB_CHECK(sb_reorder_next_seq(r) == 2, "next moved: %u", sb_reorder_next_seq(r));
+	/* Just under half space behind is late, not out of range. */
+	v = sb_reorder_insert(r, 0, 2 + (UINT32_C(1) << 31) + 1, &tok[9], 0);
+	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "far behind: verdict %d", v);
+
+	v = sb_reorder_insert(r, SB_REORDER_MAX_PATHS, 2, &tok[2], 0);
+	SB_CHECK(v == SB_REORDER_BAD_PATH, "path 32: verdict %d", v);
+	v = sb_reorder_insert(r, 1000, 2, &tok[2], 0);
+	SB_CHECK(v == SB_REORDER_BAD_PATH, "path 1000: verdict %d", v);
+	SB_CHECK(stats(r).bad_path == 2, "bad_path %" PRIu64, stats(r).bad_path);
+
+	/* The window still works: 2 fills the gap. */
+	put(r, 0, 2, 0);
+	EXPECT(r, 0, 2, 3);
+	sb_reorder_free(r, NULL, NULL);
+
+	/* Deliver policy. */
+	r = mk(16, BIG_TIMEOUT, 0, SB_REORDER_LATE_DELIVER);
+	put(r, 0, 5, 0);
+	EXPECT(r, 0, 5);
+	v = sb_reorder_insert(r, 0, 4, &tok[4], 0);
+	SB_CHECK(v == SB_REORDER_LATE_DELIVERED, "late deliver verdict %d", v);
+	v = sb_reorder_insert(r, 0, 5, &tok[5], 0);
+	SB_CHECK(v == SB_REORDER_LATE_DELIVERED, "late deliver verdict %d", v);
+	SB_CHECK(stats(r).late == 2, "late %" PRIu64, stats(r).late);
+	sb_reorder_free(r, NULL, NULL);
+
+	/* A configured max_jump: 99 ahead slides, 100 ahead is rejected. */
+	r = mk(16, BIG_TIMEOUT, 100, SB_REORDER_LATE_DROP);
+	put(r, 0, 0, 0);
+	EXPECT(r, 0, 0);
+	v = sb_reorder_insert(r, 0, 101, &tok[101], 0);
+	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "100 ahead: verdict %d", v);
+	put(r, 0, 100, 0);
+	/* next 1 -> 85 (100 - window + 1): 1..84 lost. */
+	SB_CHECK(stats(r).lost_slide == 84, "lost_slide %" PRIu64, stats(r).lost_slide);
+	SB_CHECK(sb_reorder_next_seq(r) == 85, "next %u", sb_reorder_next_seq(r));
+	sb_reorder_free(r, NULL, NULL);
+}
+
+static void
+test_slide(void)
+{
+	struct sb_reorder *r = mk(8, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
+	struct sb_reorder_stats st;
+	enum sb_reorder_verdict v;
+	unsigned int freed = 0;
+
+	put(r, 0, 0, 0);
+	EXPECT(r, 0, 0);
+	put(r, 0, 2, 1);
+	put(r, 0, 3, 2);
+	put(r, 0, 5, 3);
+	/* 12 is 11 ahead of 1 in a window of 8: next becomes 5; 2 and 3 leave, 1 and 4 lost. */
+	put(r, 0, 12, 7);
+	st = stats(r);
+	SB_CHECK(sb_reorder_next_seq(r) == 5, "next %u", sb_reorder_next_seq(r));
+	SB_CHECK(st.lost_slide == 2, "lost_slide %" PRIu64, st.lost_slide);
+	SB_CHECK(st.occupancy == 4, "occupancy %u", st.occupancy);
+	SB_CHECK(st.hold_max == 6, "hold_max %" PRIu64, st.hold_max);
+	expect_drain(r, 7, 1, (const uint32_t[]){ 2 }, 1, __LINE__);
+	EXPECT(r, 7, 3, 5);
+	v = sb_reorder_insert(r, 0, 4, &tok[4], 8);
+	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "slid-over seq: verdict %d", v);
+	/* Far slide: 112 from next 6 moves next to 105; 12 leaves; 6..104 except 12 lost. */
+	v = sb_reorder_insert(r, 0, 112, &tok[112], 9);
+	SB_CHECK(v == SB_REORDER_HELD, "far slide verdict %d", v);
+	SB_CHECK(stats(r).lost_slide == 2 + 98, "lost_slide %" PRIu64, stats(r).lost_slide);
+	SB_CHECK(sb_reorder_next_seq(r) == 105, "next %u", sb_reorder_next_seq(r));
+	EXPECT(r, 9, 12);
+	put(r, 0, 105, 9);
+	EXPECT(r, 9, 105);
+	st = stats(r);
+	SB_CHECK(st.reordered == 4 && st.in_order == 2, "reordered %" PRIu64 " in_order %"
+		PRIu64, st.reordered, st.in_order);
+	sb_reorder_free(r, count_free, &freed);
+	SB_CHECK(freed == 1, "freed %u", freed);
+
+	/* The release queue holds one window: a second slide before drain that might not fit
+	 * is refused with the state unchanged. */
+	r = mk(4, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
+	SB_CHECK(sb_reorder_set_next(r, 0) == 0, "set_next");
+	put(r, 0, 1, 0);
+	put(r, 0, 2, 0);
+	put(r, 0, 3, 0);
+	SB_CHECK(sb_reorder_set_next(r, 0) == -EBUSY, "set_next while holding");
+	put(r, 0, 7, 0);	/* next 4; 1, 2, 3 queued; 0 lost */
+	put(r, 0, 5, 0);
+	put(r, 0, 6, 0);
+	v = sb_reorder_insert(r, 0, 11, &tok[11], 0);
+	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "slide over a full queue: verdict %d", v);
+	st = stats(r);
+	SB_CHECK(st.lost_slide == 1 && st.occupancy == 6 && sb_reorder_next_seq(r) == 4,
+		"state changed: lost_slide %" PRIu64 " occupancy %u next %u", st.lost_slide,
+		st.occupancy, sb_reorder_next_seq(r));
+	EXPECT(r, 0, 1, 2, 3);
+	put(r, 0, 11, 0);	/* fits now: 5, 6, 7 queued, 4 lost, next 8 */
+	EXPECT(r, 0, 5, 6, 7);
+	st = stats(r);
+	SB_CHECK(st.lost_slide == 2 && st.occupancy == 1, "lost_slide %" PRIu64
+		" occupancy %u", st.lost_slide, st.occupancy);
+	freed = 0;
+	sb_reorder_free(r, count_free, &freed);
+	SB_CHECK(freed == 1, "freed %u", freed);
+}
+
+/* free() and reset() hand back every object, in the ring and in the release queue. */
+static void
+test_free_reset(void)
+{
+	struct sb_reorder *r = mk(16, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
+	struct sb_reorder_stats st;
+	unsigned int freed = 0, i;
+
+	sb_reorder_set_next(r, 0);
+	for (i = 1; i < 16; i += 2)
+		put(r, 0, i, 0);	/* 8 held, 0 missing */
+	put(r, 0, 40, 0);	/* slide to 25: 1, 3, ..., 15 queued, 40 held */
+	put(r, 0, 30, 0);
+	put(r, 0, 31, 0);
+	st = stats(r);
+	SB_CHECK(st.occupancy == 11 && st.occupancy_hwm == 11, "occupancy %u hwm %u",
+		st.occupancy, st.occupancy_hwm);
+	sb_reorder_reset(r, count_free, &freed);
+	SB_CHECK(freed == 11, "reset freed %u of 11", freed);
+	st = stats(r);
+	SB_CHECK(st.occupancy == 0 && st.lost_slide != 0, "reset: occupancy %u, counters kept",
+		st.occupancy);
+	/* The next frame sets next, whatever it is. */
+	put(r, 0, 200, 0);
+	SB_CHECK(sb_reorder_next_seq(r) == 200, "next after reset %u", sb_reorder_next_seq(r));
+	EXPECT(r, 0, 200);
+	for (i = 202; i < 216; i++)
+		put(r, 1, i, 0);
+	put(r, 1, 230, 0);	/* slide: 202..214 queued */
+	freed = 0;
+	sb_reorder_free(r, count_free, &freed);
+	SB_CHECK(freed == 15, "free returned %u of 15", freed);
+}
+
+/* ---- Randomised: per-path FIFO paths, random interleaving, random losses. ---- */
+
+static uint64_t rng;
+
+static uint32_t
+rnd(void)
+{
+	/* xorshift64*: reproducible per seed, no libc state. */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (uint32_t)((rng * UINT64_C(2685821657736338717)) >> 32);
+}
+
+enum mode { MODE_RULE, MODE_TIMEOUT, MODE_BOTH };
+static const char *const mode_name[] = { "rule", "timeout", "both" };
+
+#define RP 4		/* paths */
+#define RD 200		/* most a frame may be sent ahead of the earliest unsent */
+
+struct rstate {
+	struct sb_reorder *r;
+	uint32_t *frames;	/* frames[i] = i, the object for seq base + i */
+	uint8_t *delivered;
+	int64_t last;		/* index last released */
+	unsigned int errors;
+	unsigned int ndelivered;
+};
+
+static void
+rdrain(struct rstate *s, uint64_t now)
+{
+	void *objs[64];
+	unsigned int n, got, i;
+
+	do {
+		n = 1 + rnd() % 64;
+		got = sb_reorder_drain(s->r, objs, n, now);
+		for (i = 0; i < got; i++) {
+			int64_t idx = (uint32_t *)objs[i] - s->frames;
+
+			if (idx <= s->last || s->delivered[idx]) {
+				if (s->errors++ < 5)
+					fprintf(stderr, "released %" PRId64 " after %" PRId64 "\n",
+						idx, s->last);
+			}
+			s->delivered[idx]++;
+			s->last = idx;
+			s->ndelivered++;
+		}
+	} while (got == n);
+}
+
+static void
+run_random(uint64_t seed, uint32_t base, enum mode mode, unsigned int nframes)
+{
+	const uint64_t timeout = mode == MODE_RULE ? BIG_TIMEOUT : 10 * RD;
+	uint32_t *q[RP], qh[RP] = { 0 }, qt[RP] = { 0 };
+	uint8_t *lost = calloc(nframes, 1);
+	struct rstate s = { .last = -1 };
+	struct sb_reorder_stats st;
+	unsigned int i, p, sent = 0, ndropped = 0, nkept = 0, bad_verdict = 0, burst = 0;
+	unsigned int expect_lost = 0, last_kept = 0, missing = 0;
+	uint64_t now = 0;
+
+	rng = seed * UINT64_C(0x9E3779B97F4A7C15) + 1;
+	s.frames = malloc(nframes * sizeof(*s.frames));
+	s.delivered = calloc(nframes, 1);
+	for (p = 0; p < RP; p++)
+		q[p] = malloc(nframes * sizeof(uint32_t));
+	if (lost == NULL || s.frames == NULL || s.delivered == NULL)
+		exit(1);
+
+	/* Assign each seq to a path or to loss; each path is a FIFO queue. */
+	for (i = 0; i < nframes; i++) {
+		s.frames[i] = i;
+		if (rnd() % 1000 < 30) {
+			lost[i] = 1;
+			ndropped++;
+			continue;
+		}
+		/* In "both" mode path RP - 1 is nearly idle (one frame in 3000), so it often holds
+		 * the rule back and the timeout has to act too. */
+		if (mode == MODE_BOTH && rnd() % 3000 != 0)
+			p = rnd() % (RP - 1);
+		else
+			p = rnd() % RP;
+		q[p][qt[p]++] = i;
+		nkept++;
+		last_kept = i;
+	}
+	for (i = 0; i < last_kept; i++)
+		expect_lost += lost[i];
+
+	/* Room for everything that arrives while a gap waits for its timeout: no slides. */
+	s.r = mk(4096, timeout, 0, SB_REORDER_LATE_DROP);
+	sb_reorder_set_next(s.r, base);
+	if (mode != MODE_TIMEOUT)
+		for (p = 0; p < RP; p++)
+			sb_reorder_path_set_active(s.r, p, true);
+
+	/* Interleave the queues at random among those whose next frame is at most RD after the
+	 * earliest frame not yet sent: bounded displacement, like paths of bounded delay skew. */
+	while (sent < nkept) {
+		uint32_t lo = UINT32_MAX;
+		unsigned int pick;
+
+		for (p = 0; p < RP; p++)
+			if (qh[p] != qt[p] && q[p][qh[p]] < lo)
+				lo = q[p][qh[p]];
+		do
+			pick = rnd() % RP;
+		while (qh[pick] == qt[pick] || q[pick][qh[pick]] > lo + RD);
+		i = q[pick][qh[pick]++];
+		if (sb_reorder_insert(s.r, pick, base + i, &s.frames[i], now) != SB_REORDER_HELD)
+			bad_verdict++;
+		sent++;
+		now++;
+		if (++burst >= 1 + rnd() % 32) {
+			rdrain(&s, now);
+			burst = 0;
+		}
+	}
+	rdrain(&s, now);
+	st = stats(s.r);
+	if (getenv("SB_TEST_VERBOSE") != NULL)
+		printf("%s seed %" PRIu64 " base %u: in_order %" PRIu64 " reordered %" PRIu64
+			" lost_rule %" PRIu64 " lost_timeout %" PRIu64 " hold_max %" PRIu64
+			" hwm %u\n", mode_name[mode], seed, base, st.in_order, st.reordered,
+			st.lost_rule, st.lost_timeout, st.hold_max, st.occupancy_hwm);
+	if (mode == MODE_RULE)
+		SB_CHECK(st.lost_timeout == 0, "%s seed %" PRIu64 ": lost_timeout %" PRIu64
+			" with an infinite timeout", mode_name[mode], seed, st.lost_timeout);
+	if (mode != MODE_RULE)
+		SB_CHECK(st.hold_max <= timeout + 32, "%s seed %" PRIu64 ": hold_max %" PRIu64,
+			mode_name[mode], seed, st.hold_max);
+	/* Traffic over: the timeout releases what the rule cannot (gaps near the end). */
+	rdrain(&s, now + timeout);
+	st = stats(s.r);
+
+	for (i = 0; i < nframes; i++)
+		if (!lost[i] && s.delivered[i] != 1)
+			missing++;
+	SB_CHECK(s.errors == 0, "%s seed %" PRIu64 " base %u: %u order/duplicate errors",
+		mode_name[mode], seed, base, s.errors);
+	SB_CHECK(bad_verdict == 0 && missing == 0 && s.ndelivered == nkept,
+		"%s seed %" PRIu64 " base %u: %u bad verdicts, %u not delivered once, %u of %u out",
+		mode_name[mode], seed, base, bad_verdict, missing, s.ndelivered, nkept);
+	SB_CHECK(st.lost_rule + st.lost_timeout == expect_lost && st.lost_slide == 0,
+		"%s seed %" PRIu64 " base %u: lost rule %" PRIu64 " + timeout %" PRIu64
+		" != %u dropped (slide %" PRIu64 ")", mode_name[mode], seed, base, st.lost_rule,
+		st.lost_timeout, expect_lost, st.lost_slide);
+	SB_CHECK(mode != MODE_TIMEOUT || st.lost_rule == 0, "rule used with no active path");
+	SB_CHECK(mode != MODE_RULE || st.lost_rule > expect_lost * 9 / 10,
+		"%s: rule found only %" PRIu64 " of %u", mode_name[mode], st.lost_rule,
+		expect_lost);
+	SB_CHECK(mode != MODE_BOTH || (st.lost_rule > expect_lost / 20 &&
+		st.lost_timeout > expect_lost / 20), "both: lost_rule %" PRIu64 " lost_timeout %"
+		PRIu64, st.lost_rule, st.lost_timeout);
+	/* Sanity of the generator: real reordering, and with the rule some frames in order. */
+	SB_CHECK(st.in_order + st.reordered == nkept && st.reordered > nkept / 4 &&
+		(mode != MODE_RULE || st.in_order > nkept / 100),
+		"%s: in_order %" PRIu64 " reordered %" PRIu64, mode_name[mode], st.in_order,
+		st.reordered);
+	SB_CHECK(st.late == 0 && st.duplicate == 0 && st.out_of_range == 0 &&
+		st.occupancy == 0, "%s: late %" PRIu64 " dup %" PRIu64 " occupancy %u",
+		mode_name[mode], st.late, st.duplicate, st.occupancy);
+	SB_CHECK(sb_reorder_next_seq(s.r) == base + last_kept + 1, "%s: next %u",
+		mode_name[mode], sb_reorder_next_seq(s.r));
+
+	sb_reorder_free(s.r, NULL, NULL);
+	for (p = 0; p < RP; p++)
+		free(q[p]);
+	free(lost);
+	free(s.frames);
+	free(s.delivered);
+}
+
+static void
+test_random(unsigned int nframes)
+{
+	static const uint32_t bases[] = { 0, UINT32_C(0xFFFFFFFF) - 5000 + 1 };
+	unsigned int b, m;
+	uint64_t seed;
+
+	for (b = 0; b < RTE_DIM(bases); b++)
+		for (m = MODE_RULE; m <= MODE_BOTH; m++)
+			for (seed = 1; seed <= 3; seed++)
+				run_random(seed + 10 * m + 100 * b, bases[b], m, nframes);
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned int nframes = 100000;
+
+	/* An optional argument shortens the random runs (e.g. under valgrind). */
+	if (argc > 1)
+		nframes = (unsigned int)strtoul(argv[1], NULL, 0);
+	test_create();
+	test_in_order();
+	test_small_drain();
+	test_timeout();
+	test_rule();
+	test_rule_idle_wrap();
+	test_late_dup_range();
+	test_slide();
+	test_free_reset();
+	test_random(nframes);
+	return sb_test_summary("test_reorder");
+}

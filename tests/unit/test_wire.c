@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Shim encode/decode round trips and rejection of malformed frames. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_test.h"
+#include "sb_wire.h"
+
+static const uint8_t dst[6] = { 0x02, 0x53, 0x42, 0, 0, 2 };
+static const uint8_t src[6] = { 0x02, 0x53, 0x42, 0, 0, 1 };
+
+static void
+test_data_round_trip(void)
+{
+	static const uint32_t seqs[] = { 0, 1, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
+	uint8_t buf[64];
+	unsigned int i, flags;
+
+	for (flags = 0; flags <= SB_WIRE_F_ELIDED; flags++) {
+		for (i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+			struct sb_shim in = { .type = SB_WIRE_DATA, .flags = flags, .path = i,
+				.seq = seqs[i] }, out;
+			size_t off = 0;
+
+			memset(buf, 0xee, sizeof(buf));
+			sb_wire_put_hdr(buf, dst, src, &in);
+			SB_CHECK(buf[12] == 0x88 && buf[13] == 0xb5, "ethertype %02x%02x", buf[12],
+				buf[13]);
+			SB_CHECK(buf[14] == 0x10, "version/type byte %02x", buf[14]);
+			SB_CHECK(buf[17] == 0, "reserved byte %02x", buf[17]);
+			SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_OK,
+				"parse seq %u", seqs[i]);
+			SB_CHECK(out.type == in.type && out.flags == in.flags &&
+				out.path == in.path && out.seq == in.seq, "fields seq %u", seqs[i]);
+			SB_CHECK(off == SB_HDR_LEN, "inner offset %zu", off);
+			SB_CHECK(memcmp(buf, dst, 6) == 0 && memcmp(buf + 6, src, 6) == 0,
+				"addresses");
+		}
+	}
+	/* Sequence number is network order on the wire. */
+	{
+		struct sb_shim in = { .type = SB_WIRE_DATA, .seq = 0x01020304 };
+
+		sb_wire_put_hdr(buf, dst, src, &in);
+		SB_CHECK(buf[18] == 1 && buf[19] == 2 && buf[20] == 3 && buf[21] == 4,
+			"seq byte order");
+	}
+}
+
+static void
+test_hello_round_trip(void)
+{
+	struct sb_hello in = {
+		.host_id = 0xdeadbeef, .instance = 77, .agg_mac = { 0x02, 1, 2, 3, 4, 5 },
+		.port_index = 3, .n_ports = 6, .rate_kbps = 100000, .interval_ms = 100,
+		.mtu = 9000,
+	}, out;
+	uint8_t buf[SB_HDR_LEN + SB_HELLO_LEN];
+	struct sb_shim shim;
+	size_t off, len;
+
+	len = sb_wire_put_hello(buf, src, 3, &in);
+	SB_CHECK(len == SB_HDR_LEN + 28, "hello length %zu", len);
+	SB_CHECK(buf[0] == 0x03 && buf[1] == 0x53, "hello group address");
+	SB_CHECK(sb_wire_parse(buf, len, &shim, &off) == SB_WIRE_OK, "hello parses");
+	SB_CHECK(shim.type == SB_WIRE_HELLO && shim.path == 3, "hello shim");
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &out) == SB_WIRE_OK,
+		"hello decodes");
+	SB_CHECK(memcmp(&in, &out, sizeof(in)) == 0, "hello fields round trip");
+	SB_CHECK(sb_wire_parse(buf, len - 1, &shim, &off) == SB_WIRE_E_TRUNCATED,
+		"short hello truncated");
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, SB_HELLO_LEN - 1, &out) ==
+		SB_WIRE_E_TRUNCATED, "short hello body");
+}
+
+static void
+hello_mutation(const char *what, void (*mutate)(struct sb_hello *h))
+{
+	struct sb_hello h = {
+		.host_id = 5, .instance = 1, .agg_mac = { 0x02, 0, 0, 0, 0, 5 },
+		.port_index = 0, .n_ports = 2, .rate_kbps = 1000, .interval_ms = 100, .mtu = 1500,
+	}, out;
+	uint8_t buf[SB_HDR_LEN + SB_HELLO_LEN];
+
+	mutate(&h);
+	sb_wire_put_hello(buf, src, 0, &h);
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, SB_HELLO_LEN, &out) == SB_WIRE_E_HELLO,
+		"absurd hello accepted: %s", what);
+}
+
+static void m_host0(struct sb_hello *h) { h->host_id = 0; }
+static void m_port(struct sb_hello *h) { h->port_index = h->n_ports; }
+static void m_nports(struct sb_hello *h) { h->n_ports = 0; }
+static void m_interval(struct sb_hello *h) { h->interval_ms = 0; }
+static void m_mcast_mac(struct sb_hello *h) { h->agg_mac[0] = 0x01; }
+static void m_mtu(struct sb_hello *h) { h->mtu = 10; }
+
+static void
+test_malformed(void)
+{
+	uint8_t buf[64];
+	struct sb_shim in = { .type = SB_WIRE_DATA, .seq = 9 }, out;
+	size_t off, len;
+
+	memset(buf, 0, sizeof(buf));
+	SB_CHECK(sb_wire_parse(buf, 0, &out, &off) == SB_WIRE_E_TRUNCATED, "empty frame");
+	SB_CHECK(sb_wire_parse(buf, 13, &out, &off) == SB_WIRE_E_TRUNCATED, "13 bytes");
+	buf[12] = 0x08;	/* IPv4: raw traffic, not ours */
+	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_FOREIGN, "foreign");
+
+	sb_wire_put_hdr(buf, dst, src, &in);
+	for (len = SB_ETH_HLEN; len < SB_HDR_LEN + SB_ETH_HLEN; len++)
+		SB_CHECK(sb_wire_parse(buf, len, &out, &off) == SB_WIRE_E_TRUNCATED,
+			"full-header data frame of %zu bytes", len);
+	in.flags = SB_WIRE_F_ELIDED;
+	sb_wire_put_hdr(buf, dst, src, &in);
+	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + 1, &out, &off) == SB_WIRE_E_TRUNCATED,
+		"elided frame without EtherType");
+	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + 2, &out, &off) == SB_WIRE_OK,
+		"elided frame with EtherType only");
+
+	buf[14] = 0x20;	/* version 2 */
+	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_VERSION, "version");
+	buf[14] = 0x1f;	/* type 15 */
+	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_TYPE, "type");
+	buf[14] = 0x10;
+	buf[15] = 0x80;	/* undefined flag */
+	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_FLAGS, "flags");
+	buf[14] = 0x12;	/* hello with a data flag */
+	buf[15] = SB_WIRE_F_ELIDED;
+	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_FLAGS, "hello flags");
+
+	hello_mutation("host id 0", m_host0);
+	hello_mutation("port index >= n_ports", m_port);
+	hello_mutation("no ports", m_nports);
+	hello_mutation("interval 0", m_interval);
+	hello_mutation("multicast aggregate MAC", m_mcast_mac);
+	hello_mutation("mtu 10", m_mtu);
+	SB_CHECK(strcmp(sb_wire_err_str(SB_WIRE_E_TRUNCATED), "truncated") == 0, "err names");
+	SB_CHECK(strcmp(sb_wire_err_str(SB_WIRE_E_MAX), "unknown") == 0, "err name bound");
+}
+
+/* Random bytes never crash the parser and never yield an impossible result. */
+static void
+test_random_bytes(void)
+{
+	uint8_t buf[80];
+	unsigned int i, j, ok = 0, bad = 0;
+
+	srand(1);
+	for (i = 0; i < 200000; i++) {
+		struct sb_shim out;
+		size_t off = 0, len = rand() % sizeof(buf);
+		enum sb_wire_err e;
+
+		for (j = 0; j < sizeof(buf); j++)
+			buf[j] = rand();
+		if (i & 1) {
+			buf[12] = 0x88;
+			buf[13] = 0xb5;
+			buf[14] = 0x10 | (buf[14] & 3);
+			buf[15] &= SB_WIRE_F_ELIDED;
+		}
+		e = sb_wire_parse(buf, len, &out, &off);
+		if (e == SB_WIRE_OK) {
+			ok++;
+			if (off > len || out.type >= SB_WIRE_TYPE_MAX)
+				bad++;
+		}
+	}
+	SB_CHECK(ok > 1000, "random frames parsed ok: %u", ok);
+	SB_CHECK(bad == 0, "%u impossible parse results", bad);
+}
+
+int
+main(void)
+{
+	test_data_round_trip();
+	test_hello_round_trip();
+	test_malformed();
+	test_random_bytes();
+	return sb_test_summary("test_wire");
+}
