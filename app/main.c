@@ -60,6 +60,18 @@ mempool_size(const struct sb_config *c)
 	return n;
 }
 
+/* One segment per frame keeps parsing simple. Jumbo sizes are rounded up with 1 KiB to
+ * spare because af_packet insists that its whole frame slot (framesz less its header) fits
+ * in one mbuf: framesz=10240 suits MTU 9000 (docs/config.md). */
+static uint16_t
+mbuf_data_room(uint16_t max_mtu)
+{
+	if (max_mtu <= RTE_ETHER_MTU)
+		return RTE_MBUF_DEFAULT_BUF_SIZE;
+	return RTE_PKTMBUF_HEADROOM +
+		RTE_ALIGN_CEIL(max_mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN, 1024) + 1024;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -114,14 +126,16 @@ main(int argc, char **argv)
 		max_mtu = RTE_MAX(max_mtu, cfg.port[i].mtu);
 	exc_mtu = cfg.exc_mtu;
 	if (exc_mtu == 0) {
-		exc_mtu = UINT16_MAX;
+		exc_mtu = sb_exception_max_mtu(cfg.exc_type);
 		for (i = 0; i < cfg.n_ports; i++)
 			exc_mtu = RTE_MIN(exc_mtu, cfg.port[i].mtu - SB_WIRE_OVERHEAD);
+	} else if (exc_mtu > sb_exception_max_mtu(cfg.exc_type)) {
+		rte_exit(EXIT_FAILURE, "config error: %s: [exception] mtu = '%u': this exception "
+			"path type carries at most %u\n", cfg.file, exc_mtu,
+			sb_exception_max_mtu(cfg.exc_type));
 	}
 	mp = rte_pktmbuf_pool_create("seqbond_mbufs", mempool_size(&cfg), 256, 0,
-		RTE_MAX(RTE_MBUF_DEFAULT_BUF_SIZE,
-			RTE_PKTMBUF_HEADROOM + max_mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN),
-		rte_socket_id());
+		mbuf_data_room(max_mtu), rte_socket_id());
 	if (mp == NULL)
 		rte_exit(EXIT_FAILURE, "cannot create mempool of %u mbufs: %s\n",
 			mempool_size(&cfg), rte_strerror(rte_errno));

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 
 #include "sb_config.h"
@@ -63,6 +64,7 @@ struct sb_dp_stats {
 	uint64_t rx_out_of_range;
 	uint64_t exc_tx;		/**< Frames handed to the kernel. */
 	uint64_t exc_tx_drop;		/**< Exception port refused them and its queue overflowed. */
+	uint64_t exc_too_big;		/**< Inner frame larger than the exception MTU: dropped. */
 	/* loop */
 	uint64_t loops;
 	uint64_t idle_sleeps;
@@ -148,6 +150,23 @@ sb_txq_put(struct sb_txq *q, struct rte_mbuf *m, uint64_t *drops)
 	}
 	q->m[q->n++] = m;
 	return true;
+}
+
+/**
+ * Queue an inner frame for the kernel. A frame above the exception MTU (a peer whose links
+ * have a larger MTU) is dropped and counted: the TAP PMD would refuse it for ever and
+ * block the queue behind it.
+ */
+static inline void
+sb_dp_exc_put(struct sb_dp *dp, struct rte_mbuf *m)
+{
+	if (unlikely(rte_pktmbuf_pkt_len(m) > (uint32_t)dp->exc_mtu + RTE_ETHER_HDR_LEN +
+			RTE_VLAN_HLEN)) {
+		dp->stats.exc_too_big++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	sb_txq_put(&dp->exc_txq, m, &dp->stats.exc_tx_drop);
 }
 
 /** TSC cycles to ns without overflow. */

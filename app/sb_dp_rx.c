@@ -66,7 +66,7 @@ rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 
 	if (shim.type == SB_WIRE_UNSEQ) {
 		st->rx_unseq++;
-		sb_txq_put(&dp->exc_txq, m, &st->exc_tx_drop);
+		sb_dp_exc_put(dp, m);
 		return;
 	}
 
@@ -77,7 +77,7 @@ rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 		break;
 	case SB_REORDER_LATE_DELIVERED:
 		st->rx_late_delivered++;
-		sb_txq_put(&dp->exc_txq, m, &st->exc_tx_drop);
+		sb_dp_exc_put(dp, m);
 		break;
 	case SB_REORDER_LATE_DROPPED:
 		st->rx_late_dropped++;
@@ -111,7 +111,7 @@ release_in_order(struct sb_dp *dp, uint64_t now)
 		do {
 			n = sb_reorder_drain(dpeer->reorder, (void **)out, RTE_DIM(out), now);
 			for (j = 0; j < n; j++)
-				sb_txq_put(&dp->exc_txq, out[j], &dp->stats.exc_tx_drop);
+				sb_dp_exc_put(dp, out[j]);
 		} while (n == RTE_DIM(out));
 	}
 }

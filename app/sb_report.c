@@ -51,6 +51,7 @@ sb_report_print(FILE *f, const struct sb_dp *dp)
 	ROW(f, "rx_out_of_range", st->rx_out_of_range);
 	ROW(f, "exc_tx", st->exc_tx);
 	ROW(f, "exc_tx_drop", st->exc_tx_drop);
+	ROW(f, "exc_too_big", st->exc_too_big);
 	ROW(f, "loops", st->loops);
 	ROW(f, "idle_sleeps", st->idle_sleeps);
 

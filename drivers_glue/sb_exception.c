@@ -36,3 +36,9 @@ sb_exception_create(int type, const char *name, const uint8_t *mac, uint16_t *po
 	}
 	return sb_port_probe(devargs, port_id);
 }
+
+uint16_t
+sb_exception_max_mtu(int type)
+{
+	return type == 0 ? RTE_ETHER_MTU : 9600;
+}

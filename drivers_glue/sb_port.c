@@ -19,13 +19,15 @@ static int sb_port_probe_dev(const char *devargs, uint16_t *port_id);
 	rte_log(RTE_LOG_ ## level, sb_port_logtype, "seqbond.port: " fmt "\n", ##__VA_ARGS__)
 
 /*
- * Kernel interface behind a port, for drivers whose link status does not follow the
- * kernel's carrier (af_packet reports "up" forever). Control-plane state, written at probe.
+ * Kernel interface behind a port (af_packet, af_xdp, tap: the "iface=" devarg). Control
+ * state, written at probe. Used to set the MTU where the driver's ethdev limits are too
+ * tight, and for carrier where the driver's link status does not follow the kernel's
+ * (af_packet and af_xdp report "up" forever).
  */
 static char port_ifname[RTE_MAX_ETHPORTS][IF_NAMESIZE];
-static int carrier_sock = -1;
+static bool port_kernel_carrier[RTE_MAX_ETHPORTS];
+static int ifreq_sock = -1;
 
-/* Remember "iface=NAME" of af_packet/af_xdp devargs. */
 static void
 remember_ifname(uint16_t port_id, const char *devargs)
 {
@@ -33,8 +35,8 @@ remember_ifname(uint16_t port_id, const char *devargs)
 	size_t n;
 
 	port_ifname[port_id][0] = '\0';
-	if (strncmp(devargs, "net_af_packet", 13) != 0 && strncmp(devargs, "net_af_xdp", 10) != 0)
-		return;
+	port_kernel_carrier[port_id] = strncmp(devargs, "net_af_packet", 13) == 0 ||
+		strncmp(devargs, "net_af_xdp", 10) == 0;
 	p = strstr(devargs, "iface=");
 	if (p == NULL)
 		return;
@@ -44,8 +46,24 @@ remember_ifname(uint16_t port_id, const char *devargs)
 		return;
 	memcpy(port_ifname[port_id], p, n);
 	port_ifname[port_id][n] = '\0';
-	if (carrier_sock < 0)
-		carrier_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (ifreq_sock < 0)
+		ifreq_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+/* Set the MTU on the kernel side of a port. @return 0 or -errno. */
+static int
+kernel_set_mtu(uint16_t port_id, uint16_t mtu)
+{
+	struct ifreq ifr;
+
+	if (port_ifname[port_id][0] == '\0' || ifreq_sock < 0)
+		return -ENOTSUP;
+	memset(&ifr, 0, sizeof(ifr));
+	strlcpy(ifr.ifr_name, port_ifname[port_id], sizeof(ifr.ifr_name));
+	ifr.ifr_mtu = mtu;
+	if (ioctl(ifreq_sock, SIOCSIFMTU, &ifr) != 0)
+		return -errno;
+	return 0;
 }
 
 int
@@ -111,6 +129,14 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 		return ret;
 	}
 	ret = rte_eth_dev_set_mtu(port_id, mtu);
+	if (ret == -EINVAL && strcmp(info.driver_name, "net_af_packet") == 0) {
+		/* af_packet advertises a 1518-byte frame limit to ethdev yet carries whatever
+		 * its kernel interface's MTU and its framesz devarg allow: set it there. */
+		ret = kernel_set_mtu(port_id, mtu);
+		if (ret == 0)
+			PORT_LOG(INFO, "port %u: MTU %u set on kernel interface %s", port_id, mtu,
+				port_ifname[port_id]);
+	}
 	if (ret != 0 && ret != -ENOTSUP) {
 		PORT_LOG(ERR, "port %u: cannot set MTU %u (driver allows %u..%u): %s", port_id, mtu,
 			info.min_mtu, info.max_mtu, rte_strerror(-ret));
@@ -165,12 +191,12 @@ sb_port_link_up(uint16_t port_id)
 
 	if (rte_eth_link_get_nowait(port_id, &link) != 0 || link.link_status != RTE_ETH_LINK_UP)
 		return false;
-	if (port_ifname[port_id][0] == '\0' || carrier_sock < 0)
+	if (!port_kernel_carrier[port_id] || port_ifname[port_id][0] == '\0' || ifreq_sock < 0)
 		return true;
 	/* The kernel interface must be up and have carrier (IFF_RUNNING). */
 	memset(&ifr, 0, sizeof(ifr));
 	strlcpy(ifr.ifr_name, port_ifname[port_id], sizeof(ifr.ifr_name));
-	if (ioctl(carrier_sock, SIOCGIFFLAGS, &ifr) != 0)
+	if (ioctl(ifreq_sock, SIOCGIFFLAGS, &ifr) != 0)
 		return false;
 	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
 }

@@ -38,6 +38,14 @@ int sb_port_probe(const char *devargs, uint16_t *port_id);
 int sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
 	uint16_t nb_txd, bool promisc);
 
+/**
+ * Largest MTU the exception path can carry with this DPDK: the TAP PMD of DPDK 22.11 caps
+ * frames at 1522 bytes (its ethdev limit, enforced in its tx path), so 1500; virtio-user
+ * has no such cap.
+ * @param type  As for sb_exception_create().
+ */
+uint16_t sb_exception_max_mtu(int type);
+
 /** Stop and close a port and detach its device (reverse of probe + setup). */
 void sb_port_close(uint16_t port_id);
 

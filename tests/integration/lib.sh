@@ -1,0 +1,193 @@
+# shellcheck shell=bash
+# Shared helpers for seqbond's integration tests (sourced, not run).
+#
+# Each test: `. lib.sh`, `sb_require`, `sb_up ...` (brings the testbed up and arranges for it to
+# be torn down on exit), then checks. Exit codes follow meson: 0 pass, 77 skip, other fail.
+# Output lines starting with '#' are information; 'FAIL:' and 'SKIP:' say why a test stopped.
+set -euo pipefail
+
+SB_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SB_REPO_ROOT=$(cd "$SB_LIB_DIR/../.." && pwd)
+SB_TB=$SB_REPO_ROOT/tools/seqbond-testbed
+export SEQBOND_BIN=${SEQBOND_BIN:-$SB_REPO_ROOT/build/app/seqbond}
+export SEQBOND_TESTBED_DIR=${SEQBOND_TESTBED_DIR:-/run/seqbond-testbed}
+SB_TEST=$(basename "$0" .sh)
+SB_SUBNET=10.99.0
+SB_WORK=""
+SB_TB_USED=0
+
+# Receiver-side TCP counters that show reordering (reported after every stream).
+SB_REORDER_COUNTERS=(TcpExtTCPOFOQueue TcpExtTCPSACKReorder TcpExtTCPTSReorder
+	TcpExtTCPRenoReorder)
+
+info() { echo "# $*"; }
+fail() {
+	echo "FAIL: $SB_TEST: $*" >&2
+	exit 1
+}
+skip() {
+	echo "SKIP: $SB_TEST: $*"
+	exit 77
+}
+
+# tb VERB ARGS...: the testbed tool.
+tb() { bash "$SB_TB" "$@"; }
+
+# sb_require: skip unless root with network namespaces; fail if a needed tool is missing.
+sb_require() {
+	((EUID == 0)) || skip "needs root (network namespaces, tc)"
+	unshare -n true 2>/dev/null || skip "cannot create network namespaces here"
+	local t
+	for t in ip tc ethtool iperf3 nstat ping python3 ss timeout sha256sum; do
+		command -v "$t" >/dev/null || fail "missing tool '$t' (run tools/install-deps)"
+	done
+	[[ -x $SEQBOND_BIN ]] || fail "no seqbond binary at $SEQBOND_BIN (build first)"
+	SB_WORK=$(mktemp -d "/tmp/seqbond-$SB_TEST.XXXXXX")
+	trap sb_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+sb_cleanup() {
+	local rc=$?
+	set +e
+	if ((SB_TB_USED)); then
+		if ((rc != 0)); then
+			echo "----- testbed status at failure -----"
+			tb status
+			local f
+			for f in "$SEQBOND_TESTBED_DIR"/*.log; do
+				# only this test's logs, not those of an earlier run
+				[[ -f $f && $f -nt $SB_WORK ]] || continue
+				echo "----- $f (last 40 lines) -----"
+				tail -n 40 "$f"
+			done
+		fi
+		tb down
+	fi
+	[[ -z $SB_WORK ]] || rm -rf "$SB_WORK"
+	exit "$rc"
+}
+
+# sb_up ARGS...: `seqbond-testbed up ARGS`; torn down when the test exits.
+sb_up() {
+	SB_TB_USED=1
+	info "testbed up $*"
+	tb up "$@" || fail "testbed did not come up"
+}
+
+# sb_down: tear down now (e.g. before bringing it up with other options).
+sb_down() {
+	tb down
+	SB_TB_USED=0
+}
+
+# sb_addr HOST: sb0 address of host a, b, ...
+sb_addr() {
+	local l=$1 letters=abcdefghijklmnopqrstuvwxyz rest
+	rest=${letters%%"$l"*}
+	echo "$SB_SUBNET.$((${#rest} + 1))"
+}
+
+# sb_in HOST CMD...: run CMD in HOST's namespace.
+sb_in() {
+	local h=$1
+	shift
+	ip netns exec "sb-$h" "$@"
+}
+
+# sb_mtu HOST: MTU of sb0 on HOST.
+sb_mtu() {
+	sb_in "$1" cat /sys/class/net/sb0/mtu
+}
+
+# sb_ping_ok FROM TO: a few pings over sb0 must get through.
+sb_ping_ok() {
+	local out
+	if ! out=$(sb_in "$1" ping -c 5 -i 0.2 -W 2 "$(sb_addr "$2")" 2>&1); then
+		echo "$out"
+		fail "ping $1 -> $2 over sb0 failed"
+	fi
+	info "ping $1 -> $2: $(echo "$out" | grep -E 'packets transmitted' || true)"
+}
+
+# json_get FILE EXPR: evaluate a python expression on the iperf3 JSON `d`.
+json_get() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+		"$1" "$2"
+}
+
+# nstat keeps its history in a file; give every namespace its own.
+sb_nstat_reset() {
+	sb_in "$1" env NSTAT_HISTORY="$SB_WORK/nstat.$1" nstat -n
+}
+
+# sb_nstat_report HOST: reorder counters since sb_nstat_reset, as "name value" lines.
+sb_nstat_report() {
+	sb_in "$1" env NSTAT_HISTORY="$SB_WORK/nstat.$1" nstat -z "${SB_REORDER_COUNTERS[@]}" |
+		awk '$1 !~ /^#/ {print $1, $2}'
+}
+
+# float_ge A B: A >= B for decimal numbers.
+float_ge() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)' "$1" "$2"; }
+# calc EXPR [DECIMALS]: a python arithmetic expression, printed with 2 (or DECIMALS) decimals.
+calc() { python3 -c 'import sys; print("%.*f" % (int(sys.argv[2]), eval(sys.argv[1])))' "$1" "${2:-2}"; }
+
+# sb_baseline RATE: single-link goodput (Mbit/s) on the separate baseline pair. Run it before
+# sb_up so that idle seqbond lcores do not share the CPU with the measurement.
+sb_baseline() {
+	local rate=$1 g
+	g=$(tb baseline --rate "$rate" --time 10) || fail "baseline measurement failed"
+	info "baseline: one $rate Mbit/s link: $g Mbit/s" >&2
+	echo "$g"
+}
+
+# sb_stream FROM TO: one 10 s iperf3 TCP stream over sb0 with the receiver's reorder counters
+# reset before it; prints goodput, retransmits and counters; sets SB_GOODPUT (Mbit/s).
+SB_GOODPUT=0
+sb_stream() {
+	local from=$1 to=$2 json=$SB_WORK/iperf-$1-$2.json retr line
+	sb_nstat_reset "$to"
+	SB_GOODPUT=$(tb iperf --from "$from" --to "$to" --time 10 --json "$json") ||
+		fail "iperf3 over sb0 $from -> $to failed"
+	retr=$(json_get "$json" 'd["end"]["sum_sent"].get("retransmits", 0)')
+	info "sb0 $from -> $to: goodput $SB_GOODPUT Mbit/s, retransmits $retr"
+	info "receiver ($to) counters during the stream:"
+	while read -r line; do
+		info "    $line"
+	done < <(sb_nstat_report "$to")
+}
+
+# sb_e2e RATES FACTOR: baseline on one 100 Mbit/s link, testbed with one link per rate in the
+# comma-separated RATES, one stream a -> b; asserts goodput >= FACTOR * single * sum/100.
+sb_e2e() {
+	local rates=$1 factor=$2 single links sum expect ratio
+	single=$(sb_baseline 100)
+	links=$(awk -F, '{print NF}' <<<"$rates")
+	sum=$(awk -F, '{s = 0; for (i = 1; i <= NF; i++) s += $i; print s}' <<<"$rates")
+	sb_up --links "$links" --rate "$rates"
+	sb_ping_ok a b
+	sb_ping_ok b a
+	sb_stream a b
+	expect=$(calc "$single * $sum / 100")
+	ratio=$(calc "$SB_GOODPUT / $expect" 3)
+	info "links $rates Mbit/s: sb0 $SB_GOODPUT Mbit/s; single 100 Mbit/s link $single;" \
+		"sum-equivalent $expect; ratio $ratio (need >= $factor)"
+	float_ge "$ratio" "$factor" ||
+		fail "goodput $SB_GOODPUT Mbit/s is below $factor x $expect Mbit/s (ratio $ratio)"
+}
+
+# sb_wait_listen HOST PORT: until a TCP listener on PORT exists in HOST's namespace.
+sb_wait_listen() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		sb_in "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.05
+	done
+	fail "nothing listens on port $2 in host $1"
+}
+
+# sb_count_log HOST REGEX: lines of HOST's seqbond log that match REGEX.
+sb_count_log() {
+	grep -cE "$2" "$SEQBOND_TESTBED_DIR/$1.log" 2>/dev/null || true
+}
