@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Writes the seed corpora of the fuzz targets with seqbond's own encoder (lib/wire), so that
+ * the seeds are the frames a real peer sends: tests/fuzz/run builds and runs it when
+ * tests/fuzz/corpus/ lacks a target's seeds; the committed seeds came from it.
+ *
+ * Usage: mkseeds DIR   (writes seeds into DIR/frame and DIR/reorder)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_wire.h"
+
+static uint8_t out[16384];
+static size_t out_len;
+
+static void
+rec(unsigned int ctl, const uint8_t *frame, size_t len)
+{
+	out[out_len++] = ctl;
+	out[out_len++] = len & 0xff;
+	out[out_len++] = len >> 8;
+	memcpy(out + out_len, frame, len);
+	out_len += len;
+}
+
+static void
+save(const char *dir, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(out, 1, out_len, f) != out_len || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+	out_len = 0;
+}
+
+/* Port p of host id h: MAC 02:53:42:00:<h>:<p>. */
+static void
+port_mac(uint8_t *mac, unsigned int h, unsigned int p)
+{
+	const uint8_t m[6] = { 0x02, 0x53, 0x42, 0x00, (uint8_t)h, (uint8_t)(0x10 + p) };
+
+	memcpy(mac, m, 6);
+}
+
+static void
+hello(unsigned int ctl, unsigned int host, unsigned int port, unsigned int n_ports,
+	uint32_t instance)
+{
+	struct sb_hello h = {
+		.host_id = host, .instance = instance, .port_index = port, .n_ports = n_ports,
+		.rate_kbps = 100000, .interval_ms = 10, .mtu = 1500,
+		.agg_mac = { 0x02, 0x53, 0x42, 0x00, 0x00, (uint8_t)host },
+	};
+	uint8_t f[SB_HDR_LEN + SB_HELLO_LEN], src[6];
+
+	port_mac(src, host, port);
+	rec(ctl, f, sb_wire_put_hello(f, src, port, &h));
+}
+
+/* An elided DATA frame carrying a small IPv4 packet. */
+static void
+data(unsigned int ctl, unsigned int host, unsigned int port, uint32_t seq, unsigned int type,
+	unsigned int flags)
+{
+	struct sb_shim s = { .type = type, .flags = flags, .path = port, .seq = seq };
+	uint8_t f[80] = { 0 }, src[6], dst[6];
+	size_t len = 64;
+
+	port_mac(src, host, port);
+	port_mac(dst, 7, ctl & 0x0f);
+	sb_wire_put_hdr(f, dst, src, &s);
+	if (flags & SB_WIRE_F_ELIDED) {
+		f[22] = 0x08;		/* IPv4 */
+		f[24] = 0x45;
+	} else {
+		memcpy(f + 22, "\xff\xff\xff\xff\xff\xff\x02\x53\x42\x00\x00\x01\x08\x06", 14);
+	}
+	rec(ctl, f, len);
+}
+
+int
+main(int argc, char **argv)
+{
+	char dir[400];
+	uint8_t f[64];
+	unsigned int p, i;
+	uint32_t seq;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+
+	snprintf(dir, sizeof(dir), "%s/frame", argv[1]);
+	/* 1. Peer 1 with 4 ports: hellos on every port, then in-order data striped. */
+	for (p = 0; p < 4; p++)
+		hello(p, 1, p, 4, 0x1234567);
+	for (seq = 100, i = 0; i < 24; i++, seq++)
+		data(0x10 | (i % 4), 1, i % 4, seq, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	save(dir, "hellos-data-in-order");
+	/* 2. Reordered across the 2^32 wrap, a loss, a duplicate, an unseq broadcast. */
+	for (p = 0; p < 2; p++)
+		hello(p, 2, p, 2, 99);
+	seq = UINT32_C(0xfffffffc);
+	data(0x10, 2, 0, seq, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	data(0x11, 2, 1, seq + 2, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	data(0x10, 2, 0, seq + 1, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	data(0x11, 2, 1, seq + 5, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	data(0x10, 2, 0, seq + 4, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	data(0x10, 2, 0, seq + 4, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	data(0x30, 2, 0, 0, SB_WIRE_UNSEQ, 0);
+	data(0x70, 2, 0, seq + 6, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	save(dir, "wrap-reorder-loss-dup");
+	/* 3. A peer restarts (new instance) and a port fails. */
+	hello(0, 3, 0, 2, 1);
+	hello(1, 3, 1, 2, 1);
+	data(0x10, 3, 0, 5, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	data(0x10, 3, 1, 7, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	out[out_len++] = 0x80 | 1;	/* port 1 carrier lost */
+	hello(0, 3, 0, 2, 2);
+	data(0x10, 3, 0, 1000, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	save(dir, "restart-port-down");
+	/* 4. Raw traffic and malformed shims. */
+	memset(f, 0, sizeof(f));
+	memcpy(f, "\xff\xff\xff\xff\xff\xff\x02\x00\x00\x00\x00\x09\x08\x06", 14);
+	rec(0, f, 42);				/* ARP: foreign */
+	hello(0, 7, 0, 1, 5);			/* our own host id */
+	data(0, 9, 0, 1, SB_WIRE_DATA, SB_WIRE_F_ELIDED);	/* unknown peer */
+	data(0, 9, 0, 1, 5, 0);			/* unknown type */
+	data(0, 9, 0, 1, SB_WIRE_DATA, 0x80);	/* unknown flag */
+	sb_wire_put_hdr(f, f, f, &(struct sb_shim){ .type = SB_WIRE_DATA });
+	f[14] = 0x20;				/* version 2 */
+	rec(0, f, 30);
+	rec(0, f, 20);				/* truncated */
+	save(dir, "foreign-malformed");
+
+	snprintf(dir, sizeof(dir), "%s/reorder", argv[1]);
+	/* window 16 (0x03), timeout 20, set_next near the wrap; paths 0, 1 active; a stream
+	 * over two paths with a gap, drains, and a silence longer than the timeout. */
+	{
+		static const uint8_t ops[] = {
+			0x03, 20, 1, 0xff,
+			0x0d, 0, 0x0d, 1,
+			0x10, 0, 0, 0x10, 1, 1, 0x10, 0, 2, 0x10, 1, 4, 0x10, 0, 5,
+			0x14, 64, 0x10, 1, 3, 0x14, 64,
+			0x10, 0, 2, 0x10, 1, 9, 0x07, 3, 0x14, 64,
+			0x05, 1, 0x10, 0, 1, 0x14, 8,
+			0x18, 2, 0x80, 0, 0, 0, 0x04, 64,
+			0x06, 0x10, 0, 0x40, 0x04, 64,
+		};
+
+		memcpy(out, ops, sizeof(ops));
+		out_len = sizeof(ops);
+		save(dir, "two-paths-gap-timeout");
+	}
+	{
+		/* window 8, deliver late: in-order run, duplicates, late frames, slides. */
+		uint8_t *o = out;
+
+		*o++ = 0x12; *o++ = 5; *o++ = 0; *o++ = 0;
+		for (i = 0; i < 40; i++) {
+			*o++ = 0x10 | (i % 4);
+			*o++ = i % 3;
+			*o++ = (uint8_t)((i * 7) % 11 - 3);
+			if (i % 5 == 4) {
+				*o++ = 0x14;
+				*o++ = 4;
+			}
+		}
+		out_len = o - out;
+		save(dir, "mixed-late-dup");
+	}
+	return 0;
+}
