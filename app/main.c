@@ -23,10 +23,15 @@
 #include <rte_log.h>
 #include <rte_mbuf.h>
 
+#include <rte_pdump.h>
+
+#include "cli/sb_cli.h"
 #include "sb_config.h"
+#include "sb_ctl.h"
 #include "sb_dp.h"
 #include "sb_port.h"
 #include "sb_report.h"
+#include "sb_telemetry.h"
 
 RTE_LOG_REGISTER_SUFFIX(sb_main_logtype, main, INFO);
 #define MAIN_LOG(level, fmt, ...) \
@@ -43,9 +48,12 @@ on_signal(int sig __rte_unused)
 static void
 usage(const char *prog)
 {
-	printf("Usage: %s [EAL options] -- --config FILE\n"
-		"  --config FILE   INI configuration (see docs/config.md)\n"
-		"  --help          this text\n", prog);
+	printf("Usage: %s [EAL options] -- --config FILE [-i] [--cmdline-file FILE]\n"
+		"  --config FILE        INI configuration (see docs/config.md)\n"
+		"  -i, --interactive    console on stdin (prompt 'seqbond> ', see docs/console.md)\n"
+		"  --cmdline-file FILE  run console commands from FILE at start\n"
+		"  --help               this text\n"
+		"Without -i seqbond runs until SIGINT or SIGTERM.\n", prog);
 }
 
 /* Mbufs needed: every rx and tx ring full, every reorder window full for a few peers,
@@ -77,14 +85,19 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "interactive", no_argument, NULL, 'i' },
+		{ "cmdline-file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct sb_config cfg;
 	uint16_t port_ids[SB_MAX_PORTS], exc_port = RTE_MAX_ETHPORTS;
-	const char *config_file = NULL;
+	const char *config_file = NULL, *cmdline_file = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
 	struct rte_mempool *mp;
+	struct sb_ctl *ctl = NULL;
 	struct sb_dp *dp;
+	bool interactive = false;
 	char err[512];
 	unsigned int i, n_setup = 0, worker;
 	uint16_t max_mtu = 0, exc_mtu;
@@ -96,10 +109,16 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hi", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			config_file = optarg;
+			break;
+		case 'i':
+			interactive = true;
+			break;
+		case 'f':
+			cmdline_file = optarg;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -119,8 +138,16 @@ main(int argc, char **argv)
 	if (ret != 0)
 		rte_exit(EXIT_FAILURE, "config error: %s\n", err);
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* No SA_RESTART: a signal must also end the console's blocking read. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	/* dpdk-dumpcap/dpdk-pdump attach as secondary processes and capture any port. */
+	ret = rte_pdump_init();
+	if (ret != 0)
+		MAIN_LOG(WARNING, "packet capture unavailable: rte_pdump_init: %s",
+			rte_strerror(rte_errno));
 
 	for (i = 0; i < cfg.n_ports; i++)
 		max_mtu = RTE_MAX(max_mtu, cfg.port[i].mtu);
@@ -172,9 +199,21 @@ main(int argc, char **argv)
 	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u, scheduler %s", cfg.host_id,
 		cfg.n_ports, cfg.exc_name, exc_mtu, cfg.scheduler);
 
+	ctl = sb_ctl_create(&cfg, dp, port_ids, exc_port);
+	if (ctl == NULL) {
+		MAIN_LOG(ERR, "cannot create the control back end: %s", rte_strerror(rte_errno));
+		sb_dp_free(dp);
+		status = EXIT_FAILURE;
+		goto teardown;
+	}
+	if (sb_telemetry_register(ctl) != 0)
+		MAIN_LOG(WARNING, "telemetry endpoints /seqbond/... not registered");
+
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		/* A single lcore: the datapath runs here until a signal stops it. */
+		if (interactive || cmdline_file != NULL)
+			MAIN_LOG(WARNING, "one lcore only: no console (give EAL -l two lcores)");
 		sb_dp_lcore_main(dp);
 	} else {
 		ret = rte_eal_remote_launch(sb_dp_lcore_main, dp, worker);
@@ -184,12 +223,25 @@ main(int argc, char **argv)
 			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 			status = EXIT_FAILURE;
 		}
-		while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
-			usleep(100 * 1000);
+		if (cmdline_file != NULL && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+			ret = sb_cli_run(ctl, cmdline_file);
+			if (ret < 0)
+				MAIN_LOG(ERR, "--cmdline-file %s: %s", cmdline_file, strerror(-ret));
+			else if (ret == 1)
+				__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+		}
+		if (interactive && !__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			sb_cli_run(ctl, NULL);
+		else
+			while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+				usleep(100 * 1000);
+		__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 		rte_eal_mp_wait_lcore();
 	}
+	sb_telemetry_unregister();
 	MAIN_LOG(INFO, "stopping");
 	sb_report_print(stdout, dp);
+	sb_ctl_free(ctl);
 	sb_dp_free(dp);
 
 teardown:
@@ -205,6 +257,7 @@ teardown:
 		MAIN_LOG(INFO, "all %u mbufs back in the pool", mp->size);
 	}
 	rte_mempool_free(mp);
+	rte_pdump_uninit();
 	rte_eal_cleanup();
 	return status;
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -50,10 +51,13 @@ parse_u64(struct cfg_ctx *x, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
+	/* Decimal, or hexadecimal with 0x; never octal (strtoull's base 0 reads "010" as 8). */
+	bool hex = x->value[0] == '0' && (x->value[1] == 'x' || x->value[1] == 'X');
+
 	errno = 0;
-	if (x->value[0] == '-' || x->value[0] == '\0')
+	if (!isdigit((unsigned char)x->value[0]) || (hex && !isxdigit((unsigned char)x->value[2])))
 		return cfg_fail(x, "expected an integer in %" PRIu64 "..%" PRIu64, min, max);
-	v = strtoull(x->value, &end, 0);
+	v = strtoull(x->value, &end, hex ? 16 : 10);
 	if (errno != 0 || *end != '\0' || v < min || v > max)
 		return cfg_fail(x, "expected an integer in %" PRIu64 "..%" PRIu64, min, max);
 	*out = v;
@@ -191,7 +195,9 @@ key_initial_seq(struct cfg_ctx *x)
 		return 0;
 	}
 	x->c->initial_seq_set = true;
-	return parse_u32(x, 0, UINT32_MAX, &x->c->initial_seq);
+	if (parse_u32(x, 0, UINT32_MAX, &x->c->initial_seq) != 0)
+		return cfg_fail(x, "expected random or an integer in 0..%" PRIu32, UINT32_MAX);
+	return 0;
 }
 
 static int
@@ -402,8 +408,7 @@ validate(struct cfg_ctx *x)
 		snprintf(sec, sizeof(sec), "port%u", i);
 		x->section = sec;
 		if (c->port[i].devargs[0] == '\0')
-			return cfg_fail(x, "ports must be numbered from port0 without holes, "
-				"each with a 'device' key");
+			return cfg_fail(x, "key 'device' is required (a PCI address or a vdev)");
 		if (c->port[i].mtu == 0)
 			c->port[i].mtu = RTE_ETHER_MTU;
 		for (j = 0; j < i; j++)
@@ -431,11 +436,82 @@ validate(struct cfg_ctx *x)
 	return 0;
 }
 
+/* Text of one line without its comment and surrounding blanks (in place). */
+static char *
+line_trim(char *s)
+{
+	char *e;
+
+	s[strcspn(s, ";\r\n")] = '\0';
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/*
+ * Check every line is "[section]", "key = value", blank or a comment before rte_cfgfile
+ * reads the file: rte_cfgfile rejects some mistakes with only a line number in its own log,
+ * and ignores others. Errors name the line, its section and its key.
+ */
+static int
+check_syntax(struct cfg_ctx *x, FILE *f)
+{
+	char buf[CFG_NAME_LEN + CFG_VALUE_LEN + 64], section[CFG_NAME_LEN] = "", *s, *eq, *k;
+	unsigned int line = 0;
+
+	x->section = "(no section)";
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		line++;
+		x->key = NULL;
+		if (strchr(buf, '\n') == NULL && !feof(f))
+			return cfg_fail(x, "line %u: longer than %zu characters", line,
+				sizeof(buf) - 2);
+		s = line_trim(buf);
+		if (*s == '\0')
+			continue;
+		if (*s == '[') {
+			size_t n = strlen(s);
+
+			if (s[n - 1] != ']' || n == 2)
+				return cfg_fail(x, "line %u: '%s': expected [section]", line, s);
+			if (n - 2 >= CFG_NAME_LEN)
+				return cfg_fail(x, "line %u: section name longer than %d characters",
+					line, CFG_NAME_LEN - 1);
+			memcpy(section, s + 1, n - 2);
+			section[n - 2] = '\0';
+			x->section = section;
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (eq == NULL)
+			return cfg_fail(x, "line %u: '%s': expected 'key = value'", line, s);
+		*eq = '\0';
+		k = line_trim(s);
+		x->key = k;
+		x->value = line_trim(eq + 1);
+		if (*k == '\0')
+			return cfg_fail(x, "line %u: no key before '='", line);
+		if (section[0] == '\0')
+			return cfg_fail(x, "line %u: key outside any section", line);
+		if (strlen(k) >= CFG_NAME_LEN || strlen(x->value) >= CFG_VALUE_LEN)
+			return cfg_fail(x, "line %u: key or value too long (%d, %d characters at most)",
+				line, CFG_NAME_LEN - 1, CFG_VALUE_LEN - 1);
+		if (x->value[0] == '\0')
+			return cfg_fail(x, "line %u: empty value", line);
+	}
+	x->key = NULL;
+	return 0;
+}
+
 int
 sb_config_load(struct sb_config *c, const char *file, char *err, size_t err_len)
 {
 	struct cfg_ctx x = { .c = c, .err = err, .err_len = err_len };
 	struct rte_cfgfile *cfg;
+	FILE *f;
 	char **names = NULL;
 	int n, i, ret = 0;
 	bool seen[SB_MAX_PORTS] = { false };
@@ -447,6 +523,16 @@ sb_config_load(struct sb_config *c, const char *file, char *err, size_t err_len)
 		snprintf(err, err_len, "%s: cannot read: %s", file, strerror(errno));
 		return ret;
 	}
+	f = fopen(file, "r");
+	if (f == NULL) {
+		ret = -errno;
+		snprintf(err, err_len, "%s: cannot read: %s", file, strerror(errno));
+		return ret;
+	}
+	ret = check_syntax(&x, f);
+	fclose(f);
+	if (ret != 0)
+		return ret;
 	cfg = rte_cfgfile_load(file, 0);
 	if (cfg == NULL) {
 		snprintf(err, err_len, "%s: not a valid INI file (see the CFGFILE log line above)",
@@ -577,4 +663,30 @@ sb_config_save(const struct sb_config *c, const char *file)
 	ret = rte_cfgfile_save(cfg, strcmp(file, "-") == 0 ? "/dev/stdout" : file);
 	rte_cfgfile_close(cfg);
 	return ret;
+}
+
+int
+sb_config_set(struct sb_config *c, const char *section, const char *key, const char *value,
+	char *err, size_t err_len)
+{
+	struct cfg_ctx x = { .c = c, .section = section, .key = key, .value = value, .err = err,
+		.err_len = err_len };
+	const struct cfg_key *keys, *k;
+	int pi;
+
+	if (strcmp(section, "seqbond") == 0) {
+		keys = seqbond_keys;
+	} else if (strcmp(section, "exception") == 0) {
+		keys = exception_keys;
+	} else if ((pi = port_index_of(section)) >= 0 && (unsigned int)pi < c->n_ports) {
+		keys = port_keys;
+		x.port = &c->port[pi];
+	} else {
+		x.key = NULL;
+		return cfg_fail(&x, "no such section");
+	}
+	for (k = keys; k->name != NULL; k++)
+		if (strcmp(k->name, key) == 0)
+			return k->parse(&x);
+	return cfg_fail(&x, "unknown key");
 }

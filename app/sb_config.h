@@ -66,6 +66,18 @@ void sb_config_defaults(struct sb_config *c);
 int sb_config_load(struct sb_config *c, const char *file, char *err, size_t err_len);
 
 /**
+ * Set one key of a loaded configuration, with the same validation as the file loader. The
+ * console's set commands go through here, so a value is checked in exactly one place.
+ *
+ * @param section  "seqbond", "exception" or "portN" (an existing port).
+ * @param err      Receives a message naming section, key and value on error.
+ * @return 0, or -EINVAL with @p c unchanged except possibly the key itself (callers work on
+ *   a copy and publish it only on success).
+ */
+int sb_config_set(struct sb_config *c, const char *section, const char *key, const char *value,
+	char *err, size_t err_len);
+
+/**
  * Write @p c as INI (the running configuration) to @p file ("-" for stdout).
  * @return 0 or -errno.
  */

@@ -19,6 +19,7 @@
 #include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include "sb_config.h"
 #include "sb_peer.h"
@@ -74,6 +75,7 @@ struct sb_dp_port {
 	uint16_t port_id;		/**< ethdev port. */
 	uint8_t index;			/**< Index in the config ([portN]). */
 	uint8_t link_up;
+	uint8_t admin_up;		/**< Operator's port start/stop. */
 	uint8_t mac[SB_ETH_ALEN];
 	uint16_t mtu;
 	uint64_t rate_bps;
@@ -90,7 +92,9 @@ struct sb_dp_peer {
 	struct sb_sched_view view;
 	struct sb_reorder *reorder;
 	uint64_t path_tx[SB_PEER_MAX_PATHS];	/**< Frames sent per path. */
+	uint64_t path_tx_bytes[SB_PEER_MAX_PATHS];
 	uint64_t path_rx[SB_PEER_MAX_PATHS];	/**< Data frames received per path. */
+	uint64_t path_rx_bytes[SB_PEER_MAX_PATHS];
 };
 
 struct sb_dp {
@@ -99,6 +103,8 @@ struct sb_dp {
 	uint64_t hz;			/**< TSC cycles per second. */
 	uint64_t reorder_timeout;	/**< TSC cycles. */
 	uint64_t hello_period;		/**< TSC cycles. */
+	uint16_t hello_interval_ms;	/**< Announced in hellos. */
+	struct rte_ring *cmd_ring;	/**< Control commands (sb_ctl.h), drained by the lcore. */
 	unsigned int n_ports;
 	uint16_t exc_port;
 	uint16_t exc_mtu;

@@ -13,6 +13,7 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 
+#include "sb_ctl.h"
 #include "sb_dp.h"
 #include "sb_port.h"
 
@@ -103,7 +104,7 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p)
 		.port_index = p->index,
 		.n_ports = dp->n_ports,
 		.rate_kbps = (uint32_t)(p->rate_bps / 1000),
-		.interval_ms = dp->cfg->hello_interval_ms,
+		.interval_ms = dp->hello_interval_ms,
 		.mtu = p->mtu,
 	};
 	struct rte_mbuf *m = rte_pktmbuf_alloc(dp->mp);
@@ -127,9 +128,18 @@ sb_dp_housekeeping(struct sb_dp *dp, uint64_t now)
 	struct sb_peer_event ev[16];
 	unsigned int i, n;
 
+	if (dp->cmd_ring != NULL) {
+		struct sb_cmd *cmd;
+
+		while (rte_ring_sc_dequeue(dp->cmd_ring, (void **)&cmd) == 0)
+			sb_dp_cmd_apply(dp, cmd, now);
+	}
 	for (i = 0; i < dp->n_ports; i++) {
 		struct sb_dp_port *p = &dp->port[i];
 		bool up;
+
+		if (!p->admin_up)
+			continue;
 
 		/* Carrier loss is the fastest failure signal we get; hellos cover the rest. */
 		if (now - dp->last_link_poll >= link_poll_ms * dp->hz / 1000) {
@@ -156,6 +166,157 @@ sb_dp_housekeeping(struct sb_dp *dp, uint64_t now)
 	n = sb_peer_tick(&dp->peers, now, ev, RTE_DIM(ev));
 	for (i = 0; i < n; i++)
 		peer_event(dp, &ev[i]);
+}
+
+static void
+port_down(struct sb_dp *dp, struct sb_dp_port *p)
+{
+	struct sb_peer_event ev[SB_MAX_PEERS];
+	unsigned int n;
+
+	rte_pktmbuf_free_bulk(p->txq.m, p->txq.n);
+	dp->stats.tx_queue_drop += p->txq.n;
+	p->txq.n = 0;
+	n = sb_peer_port_down(&dp->peers, p->index, ev, RTE_DIM(ev));
+	while (n > 0)
+		peer_event(dp, &ev[--n]);
+}
+
+static void
+snapshot(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
+{
+	unsigned int i;
+
+	snap->hz = dp->hz;
+	snap->tsc = now;
+	strlcpy(snap->scheduler, dp->sched_ops->name, sizeof(snap->scheduler));
+	snap->reorder_timeout_us = dp->reorder_timeout * 1000000 / dp->hz;
+	snap->hello_interval_ms = dp->hello_interval_ms;
+	snap->stats = dp->stats;
+	snap->n_ports = dp->n_ports;
+	for (i = 0; i < dp->n_ports; i++) {
+		const struct sb_dp_port *p = &dp->port[i];
+		uint64_t now_ns = sb_tsc_to_ns(now, dp->hz);
+
+		snap->port[i] = (struct sb_snap_port){
+			.port_id = p->port_id, .link_up = p->link_up, .admin_up = p->admin_up,
+			.rate_bps = p->rate_bps, .tx_frames = p->tx_frames, .tx_bytes = p->tx_bytes,
+			.busy_ns = p->busy_until_ns > now_ns ? p->busy_until_ns - now_ns : 0,
+		};
+	}
+	snap->peers = dp->peers;
+	for (i = 0; i < dp->peers.n_peers; i++) {
+		const struct sb_dp_peer *dpeer = &dp->dpeer[i];
+		struct sb_snap_peer *sp = &snap->peer[i];
+
+		sp->tx_seq = dpeer->tx_seq;
+		sp->rx_next_seq = sb_reorder_next_seq(dpeer->reorder);
+		memcpy(sp->path_tx, dpeer->path_tx, sizeof(sp->path_tx));
+		memcpy(sp->path_tx_bytes, dpeer->path_tx_bytes, sizeof(sp->path_tx_bytes));
+		memcpy(sp->path_rx, dpeer->path_rx, sizeof(sp->path_rx));
+		memcpy(sp->path_rx_bytes, dpeer->path_rx_bytes, sizeof(sp->path_rx_bytes));
+		sb_reorder_stats_get(dpeer->reorder, &sp->reorder);
+		sp->hold_now = sb_reorder_hold_now(dpeer->reorder, now);
+	}
+}
+
+static int
+set_scheduler(struct sb_dp *dp, const struct sb_sched_ops *ops)
+{
+	struct sb_sched_view empty = { .n_paths = 0 };
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < SB_MAX_PEERS; i++) {
+		struct sb_dp_peer *dpeer = &dp->dpeer[i];
+
+		sb_sched_fini(&dpeer->sched);
+		ret = sb_sched_init(&dpeer->sched, ops, &empty);
+		if (ret != 0) {
+			/* Fall back to the previous policy so every peer keeps one. */
+			while (i-- > 0) {
+				sb_sched_fini(&dp->dpeer[i].sched);
+				sb_sched_init(&dp->dpeer[i].sched, dp->sched_ops, &empty);
+			}
+			sb_sched_init(&dpeer->sched, dp->sched_ops, &empty);
+			return ret;
+		}
+	}
+	dp->sched_ops = ops;
+	return 0;
+}
+
+void
+sb_dp_cmd_apply(struct sb_dp *dp, struct sb_cmd *cmd, uint64_t now)
+{
+	struct sb_dp_port *p = cmd->port < dp->n_ports ? &dp->port[cmd->port] : NULL;
+	unsigned int i, j;
+	int ret = 0;
+
+	switch (cmd->type) {
+	case SB_CMD_SNAPSHOT:
+		snapshot(dp, cmd->snap, now);
+		break;
+	case SB_CMD_SET_SCHED:
+		ret = set_scheduler(dp, cmd->ops);
+		break;
+	case SB_CMD_SET_PORT_RATE:
+		if (p == NULL || cmd->value == 0)
+			ret = -EINVAL;
+		else
+			p->rate_bps = cmd->value;
+		break;
+	case SB_CMD_PORT_ADMIN:
+		if (p == NULL) {
+			ret = -EINVAL;
+		} else if (!!cmd->value == p->admin_up) {
+			ret = -EALREADY;
+		} else if (cmd->value) {
+			p->admin_up = 1;
+			p->link_up = sb_port_link_up(p->port_id);
+			PEER_LOG(NOTICE, "port %u started by the operator", p->index);
+		} else {
+			p->admin_up = 0;
+			port_down(dp, p);
+			PEER_LOG(NOTICE, "port %u stopped by the operator", p->index);
+		}
+		break;
+	case SB_CMD_SET_REORDER_TIMEOUT:
+		dp->reorder_timeout = cmd->value;
+		for (i = 0; i < SB_MAX_PEERS; i++)
+			sb_reorder_set_timeout(dp->dpeer[i].reorder, cmd->value);
+		break;
+	case SB_CMD_SET_HELLO_INTERVAL:
+		dp->hello_interval_ms = cmd->value;
+		dp->hello_period = cmd->value * dp->hz / 1000;
+		dp->next_hello = now;
+		break;
+	case SB_CMD_CLEAR_PORT_STATS:
+		for (i = 0; i < dp->n_ports; i++) {
+			if (cmd->port != UINT32_MAX && cmd->port != i)
+				continue;
+			dp->port[i].tx_frames = 0;
+			dp->port[i].tx_bytes = 0;
+			for (j = 0; j < dp->peers.n_peers; j++) {
+				const struct sb_peer *peer = &dp->peers.peer[j];
+				struct sb_dp_peer *dpeer = &dp->dpeer[j];
+				unsigned int k;
+
+				for (k = 0; k < peer->n_paths; k++) {
+					if (peer->path[k].local_port != i)
+						continue;
+					dpeer->path_tx[k] = dpeer->path_tx_bytes[k] = 0;
+					dpeer->path_rx[k] = dpeer->path_rx_bytes[k] = 0;
+				}
+			}
+		}
+		break;
+	default:
+		ret = -ENOTSUP;
+		break;
+	}
+	cmd->result = ret;
+	__atomic_store_n(&cmd->done, true, __ATOMIC_RELEASE);
 }
 
 /* Sleep a little when there is nothing to do, longer the longer it lasts: the machine
@@ -225,6 +386,7 @@ sb_dp_create(const struct sb_config *cfg, struct rte_mempool *mp, const uint16_t
 	dp->hz = rte_get_tsc_hz();
 	dp->reorder_timeout = (uint64_t)cfg->reorder_timeout_us * dp->hz / 1000000;
 	dp->hello_period = (uint64_t)cfg->hello_interval_ms * dp->hz / 1000;
+	dp->hello_interval_ms = cfg->hello_interval_ms;
 	dp->n_ports = cfg->n_ports;
 	dp->exc_port = exc_port;
 	dp->exc_mtu = exc_mtu;
@@ -256,6 +418,7 @@ sb_dp_create(const struct sb_config *cfg, struct rte_mempool *mp, const uint16_t
 				p->rate_bps = 1000000000ULL;
 		}
 		p->link_up = sb_port_link_up(p->port_id);
+		p->admin_up = 1;
 	}
 
 	rc.timeout = dp->reorder_timeout;

@@ -32,6 +32,7 @@ rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 {
 	struct sb_dp_stats *st = &dp->stats;
 	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t wire_len = rte_pktmbuf_pkt_len(m);
 	struct sb_dp_peer *dpeer;
 	struct sb_shim shim;
 	unsigned int path;
@@ -72,6 +73,7 @@ rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 
 	st->rx_data++;
 	dpeer->path_rx[path]++;
+	dpeer->path_rx_bytes[path] += wire_len;
 	switch (sb_reorder_insert(dpeer->reorder, path, shim.seq, m, now)) {
 	case SB_REORDER_HELD:
 		break;
@@ -125,6 +127,8 @@ sb_dp_rx_ports(struct sb_dp *dp, uint64_t now)
 	for (i = 0; i < dp->n_ports; i++) {
 		struct sb_dp_port *p = &dp->port[i];
 
+		if (unlikely(!p->admin_up))
+			continue;
 		n = rte_eth_rx_burst(p->port_id, 0, pkts, dp->cfg->burst);
 		if (n == 0)
 			continue;

@@ -29,7 +29,8 @@ view_refresh(struct sb_dp *dp, unsigned int pi, uint64_t now_ns)
 		v->path[j].busy_until_ns = p->busy_until_ns;
 		/* A port whose software queue still holds frames is full: that is the
 		 * "skip paths whose TX queue is full" rule, on real NICs and on veths. */
-		v->path[j].usable = path->state == SB_PATH_UP && p->link_up && p->txq.n == 0;
+		v->path[j].usable = path->state == SB_PATH_UP && p->link_up && p->admin_up &&
+			p->txq.n == 0;
 	}
 }
 
@@ -48,6 +49,7 @@ flood_port(const struct sb_dp *dp)
 			const struct sb_path *path = &peer->path[j];
 
 			if (path->state == SB_PATH_UP && dp->port[path->local_port].link_up &&
+					dp->port[path->local_port].admin_up &&
 					(best < 0 || path->local_port < best))
 				best = path->local_port;
 		}
@@ -149,6 +151,7 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, uint64_t now_ns
 	sb_sched_charge(&dpeer->view, j, wire_len);
 	p->busy_until_ns = dpeer->view.path[j].busy_until_ns;
 	dpeer->path_tx[j]++;
+	dpeer->path_tx_bytes[j] += wire_len;
 	if (sb_txq_put(&p->txq, m, &st->tx_queue_drop)) {
 		st->tx_data++;
 		st->tx_data_bytes += wire_len;
@@ -223,8 +226,9 @@ sb_dp_flush(struct sb_dp *dp)
 	uint64_t before = dp->stats.exc_tx;
 
 	for (i = 0; i < dp->n_ports; i++)
-		txq_flush(dp->port[i].port_id, &dp->port[i].txq, &dp->port[i].tx_frames,
-			&dp->port[i].tx_bytes);
+		if (dp->port[i].admin_up)
+			txq_flush(dp->port[i].port_id, &dp->port[i].txq,
+				&dp->port[i].tx_frames, &dp->port[i].tx_bytes);
 	txq_flush(dp->exc_port, &dp->exc_txq, &dp->stats.exc_tx, NULL);
 	return dp->stats.exc_tx - before;
 }

@@ -114,6 +114,8 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		path->remote_port = h->port_index;
 	}
 	path = &p->path[pi];
+	if (path->hellos_rx == 0)
+		path->first_hello = now;
 	memcpy(path->remote_mac, src_mac, SB_ETH_ALEN);
 	path->remote_mtu = h->mtu;
 	path->remote_rate_kbps = h->rate_kbps;

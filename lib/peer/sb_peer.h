@@ -38,6 +38,7 @@ struct sb_path {
 	uint8_t state;			/**< enum sb_path_state */
 	uint16_t remote_mtu;		/**< Bytes, from the peer's hello. */
 	uint32_t remote_rate_kbps;	/**< From the peer's hello; 0 unknown. */
+	uint64_t first_hello;		/**< Clock units of the first hello heard (loss rate). */
 	uint64_t last_hello;		/**< Clock units; 0 never. */
 	uint64_t hellos_rx;		/**< Hellos heard on this path. */
 	uint64_t up_since;		/**< Clock units when it last came up. */

@@ -358,6 +358,12 @@ sb_reorder_reset(struct sb_reorder *r, void (*free_obj)(void *obj, void *arg), v
 	r->valid = 0;
 }
 
+void
+sb_reorder_set_timeout(struct sb_reorder *r, uint64_t timeout)
+{
+	r->timeout = timeout;
+}
+
 int
 sb_reorder_set_next(struct sb_reorder *r, uint32_t next_seq)
 {
@@ -540,6 +546,23 @@ sb_reorder_stats_get(const struct sb_reorder *r, struct sb_reorder_stats *st)
 {
 	*st = r->st;
 	st->occupancy = r->held + pend_count(r);
+}
+
+uint64_t
+sb_reorder_hold_now(const struct sb_reorder *r, uint64_t now)
+{
+	uint32_t h;
+
+	if (r->held == 0)
+		return 0;
+	/* Skip stale entries without popping them: the datapath owns the FIFO. */
+	for (h = r->age_head; h != r->age_tail; h++) {
+		uint32_t seq = r->age[h & r->age_mask];
+
+		if (!age_stale(r, seq))
+			return waited_for(now, slot_of(r, seq)->arrival);
+	}
+	return 0;
 }
 
 uint32_t

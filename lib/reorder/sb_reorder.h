@@ -107,6 +107,13 @@ void sb_reorder_free(struct sb_reorder *r, void (*free_obj)(void *obj, void *arg
 void sb_reorder_reset(struct sb_reorder *r, void (*free_obj)(void *obj, void *arg), void *arg);
 
 /**
+ * Change the hold timeout (operator command). Takes effect at the next drain; frames held
+ * longer than the new value are released then.
+ * @param timeout  Clock units, as in struct sb_reorder_conf.
+ */
+void sb_reorder_set_timeout(struct sb_reorder *r, uint64_t timeout);
+
+/**
  * Start the window at a given expected sequence number (empty window only, e.g. right
  * after create or reset). Without this the first inserted frame sets it. Each path's newest
  * seq is forgotten, as it was measured against the old numbering.
@@ -151,6 +158,12 @@ unsigned int sb_reorder_drain(struct sb_reorder *r, void **objs, unsigned int n,
 
 /** Copy the counters. */
 void sb_reorder_stats_get(const struct sb_reorder *r, struct sb_reorder_stats *st);
+
+/**
+ * @return how long the frame held longest has waited at @p now (clock units), 0 when the
+ *   window holds nothing. Does not change the window.
+ */
+uint64_t sb_reorder_hold_now(const struct sb_reorder *r, uint64_t now);
 
 /** @return the next sequence number the window expects (undefined before the first frame). */
 uint32_t sb_reorder_next_seq(const struct sb_reorder *r);

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** IEEE 802 Local Experimental EtherType 2. */
+/** IEEE Std 802 Local Experimental EtherType 1. */
 #define SB_ETHER_TYPE 0x88B5
 #define SB_WIRE_VERSION 1
 

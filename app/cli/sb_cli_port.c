@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Console: member port commands (show/clear port ..., port start|stop, set port weight). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmdline_parse_num.h>
+#include <cmdline_parse_string.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+
+#include "sb_cli.h"
+
+/* Ports are named by seqbond's index (the N of [portN]), not the ethdev id. */
+static int
+check_port(struct cmdline *cl, uint16_t index)
+{
+	unsigned int n = sb_ctl_config(sb_cli_ctl)->n_ports;
+
+	if (index >= n) {
+		cmdline_printf(cl, "error: no port %u (ports 0..%u)\n", index, n - 1);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+port_info(struct cmdline *cl, const struct sb_snapshot *s, unsigned int i)
+{
+	const struct sb_config *cfg = sb_ctl_config(sb_cli_ctl);
+	const struct sb_snap_port *p = &s->port[i];
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	char macs[RTE_ETHER_ADDR_FMT_SIZE];
+	uint16_t mtu = 0;
+
+	rte_eth_macaddr_get(p->port_id, &mac);
+	rte_ether_format_addr(macs, sizeof(macs), &mac);
+	rte_eth_dev_get_mtu(p->port_id, &mtu);
+	if (rte_eth_dev_info_get(p->port_id, &info) != 0)
+		memset(&info, 0, sizeof(info));
+	cmdline_printf(cl, "port %u (ethdev %u, driver %s)\n", i, p->port_id,
+		info.driver_name != NULL ? info.driver_name : "?");
+	cmdline_printf(cl, "  device      %s\n", cfg->port[i].devargs);
+	cmdline_printf(cl, "  MAC         %s\n", macs);
+	cmdline_printf(cl, "  state       %s, link %s\n", p->admin_up ? "started" : "stopped",
+		p->link_up ? "up" : "down");
+	cmdline_printf(cl, "  rate        %.3f Mbit/s (scheduling weight)\n",
+		p->rate_bps / 1e6);
+	cmdline_printf(cl, "  MTU         %u (config), %u (ethdev)\n", cfg->port[i].mtu, mtu);
+	cmdline_printf(cl, "  backlog     %" PRIu64 " us modelled\n", p->busy_ns / 1000);
+}
+
+static void
+port_stats(struct cmdline *cl, const struct sb_snapshot *s, unsigned int i)
+{
+	const struct sb_snap_port *p = &s->port[i];
+	struct rte_eth_stats es;
+
+	if (rte_eth_stats_get(p->port_id, &es) != 0)
+		memset(&es, 0, sizeof(es));
+	cmdline_printf(cl, "port %u: RX %" PRIu64 " frames %" PRIu64 " bytes, missed %" PRIu64
+		", errors %" PRIu64 ", no mbuf %" PRIu64 "\n", i, es.ipackets, es.ibytes,
+		es.imissed, es.ierrors, es.rx_nombuf);
+	cmdline_printf(cl, "        TX %" PRIu64 " frames %" PRIu64 " bytes, errors %" PRIu64
+		" (seqbond queued %" PRIu64 " frames %" PRIu64 " bytes)\n", es.opackets, es.obytes,
+		es.oerrors, p->tx_frames, p->tx_bytes);
+}
+
+/* show port info|stats all */
+struct cmd_show_port_all_result {
+	cmdline_fixed_string_t show, port, what, all;
+};
+
+static void
+cmd_show_port_all_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
+{
+	struct cmd_show_port_all_result *r = res;
+	const struct sb_snapshot *s = sb_cli_snapshot(cl);
+	unsigned int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->n_ports; i++) {
+		if (strcmp(r->what, "info") == 0)
+			port_info(cl, s, i);
+		else
+			port_stats(cl, s, i);
+	}
+}
+
+static cmdline_parse_token_string_t cmd_show_port_all_show =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_all_result, show, "show");
+static cmdline_parse_token_string_t cmd_show_port_all_port =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_all_result, port, "port");
+static cmdline_parse_token_string_t cmd_show_port_all_what =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_all_result, what, "info#stats");
+static cmdline_parse_token_string_t cmd_show_port_all_all =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_all_result, all, "all");
+
+static cmdline_parse_inst_t cmd_show_port_all = {
+	.f = cmd_show_port_all_parsed,
+	.help_str = "show port info|stats all: every member port's settings or counters",
+	.tokens = { (void *)&cmd_show_port_all_show, (void *)&cmd_show_port_all_port,
+		(void *)&cmd_show_port_all_what, (void *)&cmd_show_port_all_all, NULL },
+};
+
+/* show port info|stats N */
+struct cmd_show_port_one_result {
+	cmdline_fixed_string_t show, port, what;
+	uint16_t index;
+};
+
+static void
+cmd_show_port_one_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
+{
+	struct cmd_show_port_one_result *r = res;
+	const struct sb_snapshot *s;
+
+	if (check_port(cl, r->index) != 0 || (s = sb_cli_snapshot(cl)) == NULL)
+		return;
+	if (strcmp(r->what, "info") == 0)
+		port_info(cl, s, r->index);
+	else
+		port_stats(cl, s, r->index);
+}
+
+static cmdline_parse_token_string_t cmd_show_port_one_show =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_one_result, show, "show");
+static cmdline_parse_token_string_t cmd_show_port_one_port =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_one_result, port, "port");
+static cmdline_parse_token_string_t cmd_show_port_one_what =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_one_result, what, "info#stats");
+static cmdline_parse_token_num_t cmd_show_port_one_index =
+	TOKEN_NUM_INITIALIZER(struct cmd_show_port_one_result, index, RTE_UINT16);
+
+static cmdline_parse_inst_t cmd_show_port_one = {
+	.f = cmd_show_port_one_parsed,
+	.help_str = "show port info|stats <N>: one member port's settings or counters",
+	.tokens = { (void *)&cmd_show_port_one_show, (void *)&cmd_show_port_one_port,
+		(void *)&cmd_show_port_one_what, (void *)&cmd_show_port_one_index, NULL },
+};
+
+/* show port xstats N */
+struct cmd_show_xstats_result {
+	cmdline_fixed_string_t show, port, xstats;
+	uint16_t index;
+};
+
+static void
+cmd_show_xstats_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
+{
+	struct cmd_show_xstats_result *r = res;
+	struct rte_eth_xstat_name *names = NULL;
+	struct rte_eth_xstat *vals = NULL;
+	int n, i, port_id;
+
+	if (check_port(cl, r->index) != 0)
+		return;
+	port_id = sb_ctl_port_id(sb_cli_ctl, r->index);
+	n = rte_eth_xstats_get_names(port_id, NULL, 0);
+	if (n <= 0) {
+		cmdline_printf(cl, "port %u: no extended statistics\n", r->index);
+		return;
+	}
+	names = calloc(n, sizeof(*names));
+	vals = calloc(n, sizeof(*vals));
+	if (names == NULL || vals == NULL ||
+			rte_eth_xstats_get_names(port_id, names, n) != n ||
+			rte_eth_xstats_get(port_id, vals, n) != n) {
+		cmdline_printf(cl, "error: cannot read extended statistics of port %u\n",
+			r->index);
+	} else {
+		for (i = 0; i < n; i++)
+			cmdline_printf(cl, "%-32s %" PRIu64 "\n", names[vals[i].id].name,
+				vals[i].value);
+	}
+	free(names);
+	free(vals);
+}
+
+static cmdline_parse_token_string_t cmd_show_xstats_show =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_xstats_result, show, "show");
+static cmdline_parse_token_string_t cmd_show_xstats_port =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_xstats_result, port, "port");
+static cmdline_parse_token_string_t cmd_show_xstats_xstats =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_xstats_result, xstats, "xstats");
+static cmdline_parse_token_num_t cmd_show_xstats_index =
+	TOKEN_NUM_INITIALIZER(struct cmd_show_xstats_result, index, RTE_UINT16);
+
+static cmdline_parse_inst_t cmd_show_xstats = {
+	.f = cmd_show_xstats_parsed,
+	.help_str = "show port xstats <N>: the driver's extended counters of port N",
+	.tokens = { (void *)&cmd_show_xstats_show, (void *)&cmd_show_xstats_port,
+		(void *)&cmd_show_xstats_xstats, (void *)&cmd_show_xstats_index, NULL },
+};
+
+/* clear port stats all|N */
+struct cmd_clear_stats_result {
+	cmdline_fixed_string_t clear, port, stats, which;
+};
+
+static void
+cmd_clear_stats_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
+{
+	struct cmd_clear_stats_result *r = res;
+	char *end;
+	long idx = -1;
+	int ret;
+
+	if (strcmp(r->which, "all") != 0) {
+		idx = strtol(r->which, &end, 10);
+		if (*end != '\0' || end == r->which || idx < 0 || idx > UINT16_MAX) {
+			cmdline_printf(cl, "error: '%s' is neither 'all' nor a port number\n",
+				r->which);
+			return;
+		}
+		if (check_port(cl, idx) != 0)
+			return;
+	}
+	ret = sb_ctl_clear_port_stats(sb_cli_ctl, idx);
+	if (ret != 0)
+		cmdline_printf(cl, "error: %s\n", strerror(-ret));
+}
+
+static cmdline_parse_token_string_t cmd_clear_stats_clear =
+	TOKEN_STRING_INITIALIZER(struct cmd_clear_stats_result, clear, "clear");
+static cmdline_parse_token_string_t cmd_clear_stats_port =
+	TOKEN_STRING_INITIALIZER(struct cmd_clear_stats_result, port, "port");
+static cmdline_parse_token_string_t cmd_clear_stats_stats =
+	TOKEN_STRING_INITIALIZER(struct cmd_clear_stats_result, stats, "stats");
+static cmdline_parse_token_string_t cmd_clear_stats_which =
+	TOKEN_STRING_INITIALIZER(struct cmd_clear_stats_result, which, NULL);
+
+static cmdline_parse_inst_t cmd_clear_stats = {
+	.f = cmd_clear_stats_parsed,
+	.help_str = "clear port stats all|<N>: reset ethdev and seqbond counters of ports",
+	.tokens = { (void *)&cmd_clear_stats_clear, (void *)&cmd_clear_stats_port,
+		(void *)&cmd_clear_stats_stats, (void *)&cmd_clear_stats_which, NULL },
+};
+
+/* port stop|start N */
+struct cmd_port_admin_result {
+	cmdline_fixed_string_t port, action;
+	uint16_t index;
+};
+
+static void
+cmd_port_admin_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
+{
+	struct cmd_port_admin_result *r = res;
+	char err[256];
+
+	if (check_port(cl, r->index) != 0)
+		return;
+	if (sb_ctl_port_admin(sb_cli_ctl, r->index, strcmp(r->action, "start") == 0, err,
+			sizeof(err)) != 0)
+		cmdline_printf(cl, "error: %s\n", err);
+}
+
+static cmdline_parse_token_string_t cmd_port_admin_port =
+	TOKEN_STRING_INITIALIZER(struct cmd_port_admin_result, port, "port");
+static cmdline_parse_token_string_t cmd_port_admin_action =
+	TOKEN_STRING_INITIALIZER(struct cmd_port_admin_result, action, "stop#start");
+static cmdline_parse_token_num_t cmd_port_admin_index =
+	TOKEN_NUM_INITIALIZER(struct cmd_port_admin_result, index, RTE_UINT16);
+
+static cmdline_parse_inst_t cmd_port_admin = {
+	.f = cmd_port_admin_parsed,
+	.help_str = "port stop|start <N>: take member port N out of service or back, "
+		"the appliance keeps running",
+	.tokens = { (void *)&cmd_port_admin_port, (void *)&cmd_port_admin_action,
+		(void *)&cmd_port_admin_index, NULL },
+};
+
+/* set port N weight W */
+struct cmd_set_weight_result {
+	cmdline_fixed_string_t set, port;
+	uint16_t index;
+	cmdline_fixed_string_t weight, value;
+};
+
+static void
+cmd_set_weight_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
+{
+	struct cmd_set_weight_result *r = res;
+	char section[16], err[256];
+
+	if (check_port(cl, r->index) != 0)
+		return;
+	snprintf(section, sizeof(section), "port%u", r->index);
+	if (sb_ctl_set(sb_cli_ctl, section, "rate_mbit", r->value, err, sizeof(err)) != 0)
+		cmdline_printf(cl, "error: %s\n", err);
+}
+
+static cmdline_parse_token_string_t cmd_set_weight_set =
+	TOKEN_STRING_INITIALIZER(struct cmd_set_weight_result, set, "set");
+static cmdline_parse_token_string_t cmd_set_weight_port =
+	TOKEN_STRING_INITIALIZER(struct cmd_set_weight_result, port, "port");
+static cmdline_parse_token_num_t cmd_set_weight_index =
+	TOKEN_NUM_INITIALIZER(struct cmd_set_weight_result, index, RTE_UINT16);
+static cmdline_parse_token_string_t cmd_set_weight_weight =
+	TOKEN_STRING_INITIALIZER(struct cmd_set_weight_result, weight, "weight");
+static cmdline_parse_token_string_t cmd_set_weight_value =
+	TOKEN_STRING_INITIALIZER(struct cmd_set_weight_result, value, NULL);
+
+static cmdline_parse_inst_t cmd_set_weight = {
+	.f = cmd_set_weight_parsed,
+	.help_str = "set port <N> weight <MBIT>: port N's scheduling weight, its rate in "
+		"Mbit/s ([portN] rate_mbit)",
+	.tokens = { (void *)&cmd_set_weight_set, (void *)&cmd_set_weight_port,
+		(void *)&cmd_set_weight_index, (void *)&cmd_set_weight_weight,
+		(void *)&cmd_set_weight_value, NULL },
+};
+
+cmdline_parse_inst_t *sb_cli_port_cmds[] = {
+	&cmd_show_port_all,
+	&cmd_show_port_one,
+	&cmd_show_xstats,
+	&cmd_clear_stats,
+	&cmd_port_admin,
+	&cmd_set_weight,
+	NULL,
+};

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Control plane back end (sb_ctl.h): validate, post to the datapath lcore, wait, record. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#include "sb_ctl.h"
+#include "sb_sched.h"
+
+struct sb_ctl {
+	pthread_mutex_t lock;		/* serialises control threads, never the datapath */
+	struct sb_config *cfg;		/* running configuration */
+	struct sb_dp *dp;
+	struct rte_ring *ring;
+	uint16_t port_ids[SB_MAX_PORTS];
+	uint16_t exc_port;
+};
+
+struct sb_ctl *
+sb_ctl_create(struct sb_config *cfg, struct sb_dp *dp, const uint16_t *port_ids,
+	uint16_t exc_port)
+{
+	struct sb_ctl *ctl = calloc(1, sizeof(*ctl));
+
+	if (ctl == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	/* One command in flight at a time (the mutex), so a small ring is plenty. */
+	ctl->ring = rte_ring_create("sb_ctl_cmd", 16, SOCKET_ID_ANY,
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (ctl->ring == NULL) {
+		free(ctl);
+		return NULL;
+	}
+	pthread_mutex_init(&ctl->lock, NULL);
+	ctl->cfg = cfg;
+	ctl->dp = dp;
+	memcpy(ctl->port_ids, port_ids, sizeof(ctl->port_ids[0]) * cfg->n_ports);
+	ctl->exc_port = exc_port;
+	dp->cmd_ring = ctl->ring;
+	return ctl;
+}
+
+void
+sb_ctl_free(struct sb_ctl *ctl)
+{
+	if (ctl == NULL)
+		return;
+	ctl->dp->cmd_ring = NULL;
+	rte_ring_free(ctl->ring);
+	pthread_mutex_destroy(&ctl->lock);
+	free(ctl);
+}
+
+const struct sb_config *
+sb_ctl_config(const struct sb_ctl *ctl)
+{
+	return ctl->cfg;
+}
+
+int
+sb_ctl_port_id(const struct sb_ctl *ctl, unsigned int index)
+{
+	if (index >= ctl->cfg->n_ports)
+		return -EINVAL;
+	return ctl->port_ids[index];
+}
+
+uint16_t
+sb_ctl_exc_port(const struct sb_ctl *ctl)
+{
+	return ctl->exc_port;
+}
+
+/*
+ * Post a command and wait for the lcore to apply it (caller holds the lock). The lcore
+ * drains the ring every millisecond, naps included, so a second means it is gone. On
+ * timeout the command may still be applied later, so it must not live on our stack: the
+ * caller's buffers are static or heap, and we leave the command leaked.
+ */
+static int
+post(struct sb_ctl *ctl, struct sb_cmd *tmpl)
+{
+	struct sb_cmd *cmd = malloc(sizeof(*cmd));
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz();
+	int ret;
+
+	if (cmd == NULL)
+		return -ENOMEM;
+	*cmd = *tmpl;
+	cmd->done = false;
+	if (rte_ring_sp_enqueue(ctl->ring, cmd) != 0) {
+		free(cmd);
+		return -ENOBUFS;
+	}
+	while (!__atomic_load_n(&cmd->done, __ATOMIC_ACQUIRE)) {
+		if (rte_get_timer_cycles() > deadline)
+			return -ETIMEDOUT;
+		usleep(200);
+	}
+	ret = cmd->result;
+	free(cmd);
+	return ret;
+}
+
+int
+sb_ctl_snapshot(struct sb_ctl *ctl, struct sb_snapshot *snap)
+{
+	/* The lcore writes into a buffer of ours that outlives a timeout (see post()). */
+	static struct sb_snapshot *buf;
+	struct sb_cmd cmd = { .type = SB_CMD_SNAPSHOT };
+	int ret;
+
+	pthread_mutex_lock(&ctl->lock);
+	if (buf == NULL)
+		buf = calloc(1, sizeof(*buf));
+	if (buf == NULL) {
+		pthread_mutex_unlock(&ctl->lock);
+		return -ENOMEM;
+	}
+	cmd.snap = buf;
+	ret = post(ctl, &cmd);
+	if (ret == 0)
+		memcpy(snap, buf, sizeof(*snap));
+	else if (ret == -ETIMEDOUT)
+		buf = NULL;	/* the late lcore may still write the old one */
+	pthread_mutex_unlock(&ctl->lock);
+	return ret;
+}
+
+static int
+port_index_of(const char *section)
+{
+	char *end;
+	long v;
+
+	if (strncmp(section, "port", 4) != 0)
+		return -1;
+	v = strtol(section + 4, &end, 10);
+	if (end == section + 4 || *end != '\0' || v < 0 || v >= SB_MAX_PORTS)
+		return -1;
+	return (int)v;
+}
+
+int
+sb_ctl_set(struct sb_ctl *ctl, const char *section, const char *key, const char *value,
+	char *err, size_t err_len)
+{
+	struct sb_config *next;
+	struct sb_cmd cmd = { 0 };
+	int ret, pi = port_index_of(section);
+
+	next = malloc(sizeof(*next));
+	if (next == NULL)
+		return -ENOMEM;
+	pthread_mutex_lock(&ctl->lock);
+	*next = *ctl->cfg;
+	/* Messages from here name the console, not the file the appliance started from. */
+	strlcpy(next->file, "running config", sizeof(next->file));
+	ret = sb_config_set(next, section, key, value, err, err_len);
+	if (ret != 0)
+		goto out;
+
+	if (strcmp(section, "seqbond") == 0 && strcmp(key, "scheduler") == 0) {
+		cmd.type = SB_CMD_SET_SCHED;
+		cmd.ops = sb_sched_find(next->scheduler);
+	} else if (strcmp(section, "seqbond") == 0 && strcmp(key, "reorder_timeout_us") == 0) {
+		cmd.type = SB_CMD_SET_REORDER_TIMEOUT;
+		cmd.value = (uint64_t)next->reorder_timeout_us * rte_get_tsc_hz() / 1000000;
+	} else if (strcmp(section, "seqbond") == 0 && strcmp(key, "hello_interval_ms") == 0) {
+		cmd.type = SB_CMD_SET_HELLO_INTERVAL;
+		cmd.value = next->hello_interval_ms;
+	} else if (pi >= 0 && strcmp(key, "rate_mbit") == 0) {
+		cmd.type = SB_CMD_SET_PORT_RATE;
+		cmd.port = pi;
+		cmd.value = (uint64_t)next->port[pi].rate_kbps * 1000;
+	} else {
+		snprintf(err, err_len, "[%s] %s cannot change while seqbond runs; edit the file "
+			"and restart", section, key);
+		ret = -ENOTSUP;
+		goto out;
+	}
+	ret = post(ctl, &cmd);
+	if (ret == 0) {
+		strlcpy(next->file, ctl->cfg->file, sizeof(next->file));
+		*ctl->cfg = *next;
+	} else {
+		snprintf(err, err_len, "[%s] %s = '%s': the datapath refused it: %s", section, key,
+			value, strerror(-ret));
+	}
+out:
+	pthread_mutex_unlock(&ctl->lock);
+	free(next);
+	return ret;
+}
+
+int
+sb_ctl_port_admin(struct sb_ctl *ctl, unsigned int index, bool up, char *err, size_t err_len)
+{
+	struct sb_cmd cmd = { .type = SB_CMD_PORT_ADMIN, .port = index, .value = up };
+	uint16_t port_id;
+	int ret;
+
+	if (index >= ctl->cfg->n_ports) {
+		snprintf(err, err_len, "no port %u (ports 0..%u)", index, ctl->cfg->n_ports - 1);
+		return -EINVAL;
+	}
+	port_id = ctl->port_ids[index];
+	pthread_mutex_lock(&ctl->lock);
+	if (up) {
+		/* Start the device first: the lcore polls it as soon as it is marked up. */
+		ret = rte_eth_dev_start(port_id);
+		if (ret != 0) {
+			snprintf(err, err_len, "port %u: start failed: %s", index,
+				rte_strerror(-ret));
+			goto out;
+		}
+		ret = post(ctl, &cmd);
+	} else {
+		/* Stop polling it first, then stop the device. */
+		ret = post(ctl, &cmd);
+		if (ret == 0) {
+			ret = rte_eth_dev_stop(port_id);
+			if (ret != 0)
+				snprintf(err, err_len, "port %u: stop failed: %s", index,
+					rte_strerror(-ret));
+		}
+	}
+	if (ret == -EALREADY)
+		snprintf(err, err_len, "port %u is already %s", index, up ? "started" : "stopped");
+	else if (ret == -ETIMEDOUT)
+		snprintf(err, err_len, "the datapath did not answer");
+out:
+	pthread_mutex_unlock(&ctl->lock);
+	return ret;
+}
+
+int
+sb_ctl_clear_port_stats(struct sb_ctl *ctl, int index)
+{
+	struct sb_cmd cmd = { .type = SB_CMD_CLEAR_PORT_STATS };
+	unsigned int i;
+	int ret;
+
+	if (index >= (int)ctl->cfg->n_ports)
+		return -EINVAL;
+	cmd.port = index < 0 ? UINT32_MAX : (uint32_t)index;
+	pthread_mutex_lock(&ctl->lock);
+	ret = post(ctl, &cmd);
+	for (i = 0; ret == 0 && i < ctl->cfg->n_ports; i++)
+		if (index < 0 || (unsigned int)index == i)
+			rte_eth_stats_reset(ctl->port_ids[i]);
+	pthread_mutex_unlock(&ctl->lock);
+	return ret;
+}
