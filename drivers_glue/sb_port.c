@@ -92,6 +92,9 @@ sb_port_probe_dev(const char *devargs, uint16_t *port_id)
 	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
 		return 0;
 	ret = rte_dev_probe(devargs);
+	/* Some drivers (af_packet) fail with a bare -1, which would read as EPERM. */
+	if (ret == -1)
+		ret = -ENODEV;
 	if (ret < 0) {
 		PORT_LOG(ERR, "probing '%s' failed: %s", devargs, rte_strerror(-ret));
 		return ret;
