@@ -49,6 +49,12 @@ rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 		rte_pktmbuf_free(m);
 		return;
 	}
+	/* No peer sends more than our MTU (hellos told it); a longer frame is not a peer's. */
+	if (unlikely(wire_len > (uint32_t)p->mtu + SB_ETH_HLEN + RTE_VLAN_HLEN)) {
+		st->rx_err[SB_WIRE_E_OVERSIZE]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (shim.type == SB_WIRE_HELLO) {
 		st->rx_hello++;
 		sb_dp_hello_input(dp, p, m, now);

@@ -13,6 +13,7 @@ static const char *const sb_wire_err_names[SB_WIRE_E_MAX] = {
 	[SB_WIRE_E_TYPE] = "bad_type",
 	[SB_WIRE_E_FLAGS] = "bad_flags",
 	[SB_WIRE_E_HELLO] = "bad_hello",
+	[SB_WIRE_E_OVERSIZE] = "oversize",
 };
 
 const char *

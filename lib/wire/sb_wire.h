@@ -100,6 +100,8 @@ enum sb_wire_err {
 	SB_WIRE_E_TYPE,		/**< Unknown frame type. */
 	SB_WIRE_E_FLAGS,	/**< Flags this version does not define. */
 	SB_WIRE_E_HELLO,	/**< Hello with absurd fields (zero host id, port >= n_ports...). */
+	SB_WIRE_E_OVERSIZE,	/**< Longer than the receiving port's MTU allows. Set by the
+				 *   caller, which knows the MTU; sb_wire_parse() never returns it. */
 	SB_WIRE_E_MAX
 };
 
