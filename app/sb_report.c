@@ -31,6 +31,8 @@ sb_report_print(FILE *f, const struct sb_dp *dp)
 	ROW(f, "tx_backpressure", st->tx_backpressure);
 	ROW(f, "tx_queue_drop", st->tx_queue_drop);
 	ROW(f, "tx_nombuf", st->tx_nombuf);
+	/* Read from the kernel, waiting for a path at exit (freed by sb_dp_free()). */
+	ROW(f, "exc_pending", dp->n_pending - dp->pending_head);
 	fprintf(f, " ports -> exception\n");
 	ROW(f, "rx", st->rx);
 	ROW(f, "rx_data", st->rx_data);
@@ -52,6 +54,8 @@ sb_report_print(FILE *f, const struct sb_dp *dp)
 	ROW(f, "exc_tx", st->exc_tx);
 	ROW(f, "exc_tx_drop", st->exc_tx_drop);
 	ROW(f, "exc_too_big", st->exc_too_big);
+	/* Released to the exception port's queue, not yet accepted by it at exit. */
+	ROW(f, "exc_queued", dp->exc_txq.n);
 	ROW(f, "loops", st->loops);
 	ROW(f, "idle_sleeps", st->idle_sleeps);
 
