@@ -160,8 +160,12 @@ sb_dp_housekeeping(struct sb_dp *dp, uint64_t now)
 	}
 	if (now - dp->last_link_poll >= link_poll_ms * dp->hz / 1000)
 		dp->last_link_poll = now;
-	if (now >= dp->next_hello)
-		dp->next_hello = now + dp->hello_period;
+	if (now >= dp->next_hello) {
+		/* Keep the cadence (peers judge loss by it); re-anchor after a stall. */
+		dp->next_hello += dp->hello_period;
+		if (dp->next_hello <= now)
+			dp->next_hello = now + dp->hello_period;
+	}
 
 	n = sb_peer_tick(&dp->peers, now, ev, RTE_DIM(ev));
 	for (i = 0; i < n; i++)

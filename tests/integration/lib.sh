@@ -10,7 +10,14 @@ SB_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SB_REPO_ROOT=$(cd "$SB_LIB_DIR/../.." && pwd)
 SB_TB=$SB_REPO_ROOT/tools/seqbond-testbed
 export SEQBOND_BIN=${SEQBOND_BIN:-$SB_REPO_ROOT/build/app/seqbond}
-export SEQBOND_TESTBED_DIR=${SEQBOND_TESTBED_DIR:-/run/seqbond-testbed}
+# Same naming as tools/seqbond-testbed: SEQBOND_TESTBED_NAME (default sb) prefixes the
+# namespaces (sb-a, sb-b, ...) and names the state directory.
+SB_NS=${SEQBOND_TESTBED_NAME:-sb}
+if [[ $SB_NS == sb ]]; then
+	export SEQBOND_TESTBED_DIR=${SEQBOND_TESTBED_DIR:-/run/seqbond-testbed}
+else
+	export SEQBOND_TESTBED_DIR=${SEQBOND_TESTBED_DIR:-/run/seqbond-testbed-$SB_NS}
+fi
 SB_TEST=$(basename "$0" .sh)
 SB_SUBNET=10.99.0
 SB_WORK=""
@@ -93,7 +100,7 @@ sb_addr() {
 sb_in() {
 	local h=$1
 	shift
-	ip netns exec "sb-$h" "$@"
+	ip netns exec "$SB_NS-$h" "$@"
 }
 
 # sb_mtu HOST: MTU of sb0 on HOST.

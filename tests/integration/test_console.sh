@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# The operator console, driven non-interactively (--cmdline-file on a FIFO) and through a pty
+# (tmux), on the testbed with traffic: every command runs; counters move with traffic and agree
+# with the kernel's (sb0) and ethdev's; a port stopped from the console carries nothing while
+# traffic goes on over the others; bad commands and values are refused with the state
+# unchanged; telemetry returns valid JSON that agrees with the console; dpdk-dumpcap captures a
+# port and tshark with tools/wireshark/seqbond.lua decodes it.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+sb_require
+for t in tmux dpdk-telemetry.py dpdk-dumpcap tshark; do
+	command -v "$t" >/dev/null || fail "missing tool '$t' (run tools/install-deps)"
+done
+
+fifo=$SB_WORK/console.fifo
+mkfifo "$fifo"
+export SEQBOND_APP_EXTRA_a="--cmdline-file $fifo"
+# Keep the FIFO open for writing (fd 7) so the console sees no end of input between commands.
+# Opening it blocks until seqbond opens it for reading, which it does once its datapath runs.
+sb_up --links 4 --rate 100 --huge &
+exec 7>"$fifo"
+wait $! || fail "testbed did not come up"
+SB_TB_USED=1
+log=$SEQBOND_TESTBED_DIR/a.log
+
+# console CMD...: run commands on host a's console, wait for them, print their output.
+console() {
+	local start n=0 c
+	start=$(wc -l <"$log")
+	for c in "$@"; do printf '%s\n' "$c" >&7; done
+	# `help` last: its final line marks the end of the batch.
+	printf 'help\n' >&7
+	until tail -n +"$((start + 1))" "$log" | grep -q '^  help: list the commands'; do
+		((++n < 100)) || fail "console did not answer: $*"
+		sleep 0.1
+	done
+	tail -n +"$((start + 1))" "$log" | sed '/^Commands (TAB completes/,$d'
+}
+
+# telemetry ENDPOINT: JSON from host a's telemetry socket (validated by python).
+telemetry() {
+	echo "$1" | dpdk-telemetry.py -f "$SB_NS-a" 2>/dev/null |
+		python3 -c 'import json, sys
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("{"):
+        print(json.dumps(json.loads(line)))
+        break
+else:
+    sys.exit("no JSON from telemetry")'
+}
+# path_tx PATH: tx frames of host a's path to peer 2, from telemetry.
+path_tx() {
+	telemetry /seqbond/paths | python3 -c 'import json, sys
+print(json.load(sys.stdin)["/seqbond/paths"]["peer2_path%s" % sys.argv[1]]["tx_frames"])' "$1"
+}
+
+out=$(console "show peers" "show paths" "show port info all" "show port stats all" \
+	"show port xstats 0" "show reorder" "show config")
+echo "$out"
+grep -qE '^2 +02:53:42:00:00:02 .* 4/4 ' <<<"$out" || fail "show peers: peer 2 with 4/4 paths up"
+[[ $(grep -cE '^  [0-3] +[0-3] +[0-3] +up ' <<<"$out") == 4 ]] || fail "show paths: 4 paths up"
+grep -q 'driver net_af_packet' <<<"$out" || fail "show port info: driver"
+grep -q 'rx_good_packets' <<<"$out" || fail "show port xstats: counters"
+grep -q '^scheduler=edpf' <<<"$out" || fail "show config: scheduler"
+
+# Traffic moves the counters; kernel and seqbond agree on what crossed sb0.
+sb_in b iperf3 -s -1 -D >/dev/null
+sb_wait_listen b 5201
+sb_in a iperf3 -c "$(sb_addr b)" -t 3 >/dev/null || fail "iperf3 over sb0"
+sleep 0.5
+before=()
+for p in 0 1 2 3; do before[p]=$(path_tx "$p"); done
+info "path tx frames after a 3 s stream: ${before[*]}"
+for p in 0 1 2 3; do ((before[p] > 1000)) || fail "path $p carried ${before[p]} frames"; done
+kern_tx=$(sb_in a cat /sys/class/net/sb0/statistics/tx_packets)
+exc_rx=$(telemetry /seqbond/info | python3 -c 'import json, sys
+print(json.load(sys.stdin)["/seqbond/info"]["exc_rx"])')
+info "kernel sb0 tx_packets $kern_tx, seqbond exc_rx $exc_rx"
+((kern_tx == exc_rx)) || fail "kernel sent $kern_tx frames on sb0, seqbond read $exc_rx"
+out=$(console "show port stats 0")
+eth_tx=$(sed -nE 's/^ +TX ([0-9]+) frames.*/\1/p' <<<"$out" | head -n 1)
+ns_rx=$(sb_in b cat /sys/class/net/sbB0/statistics/rx_packets)
+info "port 0: ethdev TX $eth_tx frames, peer's kernel saw $ns_rx on the other end"
+((eth_tx > before[0] && eth_tx <= ns_rx)) || fail "ethdev TX of port 0 ($eth_tx) vs path ($((before[0]))) and wire ($ns_rx)"
+
+# Telemetry agrees with the console.
+tel_peer=$(telemetry /seqbond/peers)
+grep -q '"paths_up": 4' <<<"$tel_peer" || fail "telemetry /seqbond/peers: $tel_peer"
+tel_ro=$(telemetry /seqbond/reorder)
+out=$(console "show reorder 2")
+in_order=$(sed -nE 's/^  in order +([0-9]+)/\1/p' <<<"$out")
+tel_in_order=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["/seqbond/reorder"]["2"]["in_order"])' "$tel_ro")
+info "reorder in_order: console $in_order, telemetry $tel_in_order"
+((in_order == tel_in_order)) || fail "console and telemetry disagree on in_order"
+
+# A stopped port carries nothing; traffic continues on the others.
+out=$(console "port stop 1" "show paths")
+echo "$out"
+grep -qE '^  1 +1 +1 +down ' <<<"$out" || fail "path 1 not down after port stop 1"
+stopped=$(path_tx 1)
+sb_in b iperf3 -s -1 -D >/dev/null
+sb_wait_listen b 5201
+g=$(sb_in a iperf3 -c "$(sb_addr b)" -t 3 -J | python3 -c 'import json, sys
+print(round(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6, 1))')
+after1=$(path_tx 1)
+after0=$(path_tx 0)
+info "with port 1 stopped: $g Mbit/s; path 1 tx $stopped -> $after1, path 0 tx ${before[0]} -> $after0"
+((after1 == stopped)) || fail "stopped port 1 carried $((after1 - stopped)) frames"
+((after0 > before[0] + 1000)) || fail "traffic did not continue on port 0"
+float_ge "$g" 200 || fail "only $g Mbit/s over the 3 remaining links"
+out=$(console "port stop 1")
+grep -q 'error: port 1 is already stopped' <<<"$out" || fail "second port stop: $out"
+console "port start 1" >/dev/null
+for ((i = 0; i < 50; i++)); do
+	telemetry /seqbond/peers | grep -q '"paths_up": 4' && break
+	sleep 0.1
+done
+((i < 50)) || fail "path 1 did not come back after port start 1"
+
+# Bad commands and values: one-line errors, state unchanged.
+out=$(console "set reorder timeout 0" "set reorder timeout abc" "set scheduler bogus" \
+	"set port 9 weight 5" "set port 0 weight -3" "show reorder 77" "frobnicate" \
+	"set hello interval 999999" "show config")
+echo "$out"
+for e in "reorder_timeout_us = '0': expected an integer" "reorder_timeout_us = 'abc'" \
+	"scheduler = 'bogus': unknown scheduler" "no port 9" "rate_mbit = '-3'" \
+	"no peer with host id '77'" "Command not found" "hello_interval_ms = '999999'"; do
+	grep -qF "$e" <<<"$out" || fail "no error containing \"$e\""
+done
+grep -q '^reorder_timeout_us=10000$' <<<"$out" || fail "reorder timeout changed by a bad command"
+grep -q '^scheduler=edpf$' <<<"$out" || fail "scheduler changed by a bad command"
+
+# Good settings take effect and show in config and telemetry.
+out=$(console "set scheduler rr" "set reorder timeout 4000" "set hello interval 20" \
+	"set port 2 weight 50" "save config $SB_WORK/saved.ini" "show config")
+grep -q '^scheduler=rr$' <<<"$out" || fail "set scheduler rr"
+grep -q '^reorder_timeout_us=4000$' <<<"$out" || fail "set reorder timeout"
+grep -q '^hello_interval_ms=20$' <<<"$out" || fail "set hello interval"
+grep -q '^rate_mbit=50.000$' <<<"$out" || fail "set port 2 weight"
+grep -q '^scheduler=rr$' "$SB_WORK/saved.ini" || fail "save config"
+telemetry /seqbond/info | grep -q '"scheduler": "rr"' || fail "telemetry does not show rr"
+console "clear port stats all" >/dev/null
+
+# Capture a port with dpdk-dumpcap and decode it with the dissector.
+pcap=$SB_WORK/port0.pcapng
+sb_in a ping -c 40 -i 0.05 -q "$(sb_addr b)" >/dev/null &
+timeout 20 dpdk-dumpcap --file-prefix "$SB_NS-a" -i 0 -w "$pcap" -c 60 -q >/dev/null 2>&1 ||
+	fail "dpdk-dumpcap did not capture port 0"
+wait
+dec=$(tshark -X lua_script:"$SB_REPO_ROOT/tools/wireshark/seqbond.lua" -r "$pcap" -T fields \
+	-e seqbond.type -e seqbond.path -e seqbond.seq 2>/dev/null)
+info "decoded: $(grep -c . <<<"$dec") frames; $(awk '$1 == 0' <<<"$dec" | wc -l) DATA," \
+	"$(awk '$1 == 2' <<<"$dec" | wc -l) HELLO"
+awk '$1 == 0 && $2 == 0 && $3 > 0 {ok = 1} END {exit !ok}' <<<"$dec" ||
+	fail "no DATA frame with path and sequence decoded"
+awk '$1 == 2 {ok = 1} END {exit !ok}' <<<"$dec" || fail "no HELLO decoded"
+
+# End of the command file: seqbond keeps running as a daemon.
+exec 7>&-
+sleep 0.5
+sb_ping_ok a b
+
+# The interactive prompt through a pty: restart host b under tmux with -i.
+cfg_b=$SEQBOND_TESTBED_DIR/b.ini
+kill -TERM "$(cat "$SEQBOND_TESTBED_DIR/b.pid")"
+for ((i = 0; i < 50; i++)); do
+	[[ -e /proc/$(cat "$SEQBOND_TESTBED_DIR/b.pid") ]] || break
+	sleep 0.1
+done
+tlog=$SB_WORK/tmux-b.log
+tmux new-session -d -s "sbtest-$$" -x 200 -y 50 \
+	"ip netns exec $SB_NS-b $SEQBOND_BIN -l 0,1 --main-lcore 1 --no-huge -m 512 --no-pci \
+	--file-prefix $SB_NS-b2 -- --config $cfg_b -i 2>&1 | tee $tlog"
+trap 'tmux kill-session -t "sbtest-$$" 2>/dev/null; sb_cleanup' EXIT
+for ((i = 0; i < 100; i++)); do
+	grep -q 'seqbond> ' "$tlog" 2>/dev/null && break
+	sleep 0.1
+done
+((i < 100)) || fail "no 'seqbond> ' prompt"
+sb_in b ip link set sb0 up
+sb_in b ip addr add "$(sb_addr b)/24" dev sb0
+sleep 1
+tmux send-keys -t "sbtest-$$" "show pe" Tab Enter
+sleep 1
+grep -qE '^1 +02:53:42:00:00:01 ' "$tlog" || fail "interactive show peers (with TAB completion)"
+tmux send-keys -t "sbtest-$$" "quit" Enter
+for ((i = 0; i < 100; i++)); do
+	grep -q 'all [0-9]* mbufs back in the pool' "$tlog" && break
+	sleep 0.1
+done
+((i < 100)) || fail "quit did not stop seqbond cleanly"
+info "interactive: prompt, TAB completion, show peers, quit: ok"
+info "PASS"
