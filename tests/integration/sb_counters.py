@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Check the counters seqbond prints when it stops (app/sb_report.c) for consistency.
+
+Usage: sb_counters.py LOG [LOG...]   (one seqbond log per host; exit 1 on any violation)
+
+Per host, from the last report in its log:
+  mbufs     the log says "all N mbufs back in the pool" and no "mbuf leak"
+  rx        frames read from member ports = foreign + malformed (per reason, bad_hello
+            excluded: those are also in rx_hello) + hellos + unknown peer + unseq + data
+  reorder   data frames offered to the windows = released in order + released reordered
+            + late + duplicate + out of range + held at exit (summed over peers)
+  to kernel frames released towards the kernel (in order + reordered + late delivered +
+            unseq) = accepted by the exception port + its queue overflow + too big for it
+            + still queued at exit
+  tx        frames read from the kernel = sent sequenced + unsequenced + dropped (no peer,
+            no path, too big, queue full) + waiting at exit; tx_queue_drop also counts
+            hellos, so the difference must lie in 0..tx_queue_drop
+Prints the drop counters that are not zero.
+"""
+import re
+import sys
+
+DROPS = ["tx_no_peer", "tx_no_path", "tx_too_big", "tx_queue_drop", "tx_nombuf", "rx_foreign",
+         "rx_unknown_peer", "rx_hello_rejected", "rx_late_dropped", "rx_late_delivered",
+         "rx_duplicate", "rx_out_of_range", "exc_tx_drop", "exc_too_big"]
+
+
+def parse(path):
+    text = open(path, errors="replace").read()
+    start = text.rfind("seqbond counters (host")
+    if start < 0:
+        return None, text
+    rep = text[start:]
+    c = {}
+    for m in re.finditer(r"^  ([a-z_]+) +(\d+)$", rep, re.M):
+        c[m.group(1)] = int(m.group(2))
+    r = {}
+    for m in re.finditer(r"^  reorder: (.*)$", rep, re.M):
+        for k, v in re.findall(r"([a-z_]+) (\d+)", m.group(1)):
+            r[k] = r.get(k, 0) + int(v)
+    return (c, r), text
+
+
+def check(path):
+    errors = []
+    parsed, text = parse(path)
+    if parsed is None:
+        return ["no counters report (did seqbond stop cleanly?)"], {}
+    c, r = parsed
+    if "mbuf leak" in text or not re.search(r"all \d+ mbufs back in the pool", text):
+        errors.append("mbufs: " + (re.findall(r".*mbuf.*", text) or ["no mbuf line"])[-1])
+    errs = sum(v for k, v in c.items() if k.startswith("rx_err_") and k != "rx_err_bad_hello")
+    rx = (c["rx_foreign"] + errs + c["rx_hello"] + c["rx_unknown_peer"] + c["rx_unseq"]
+          + c["rx_data"])
+    if c["rx"] != rx:
+        errors.append("rx %d != sum of outcomes %d" % (c["rx"], rx))
+    ro = sum(r.get(k, 0) for k in ("in_order", "reordered", "late", "duplicate",
+                                    "out_of_range", "held"))
+    if c["rx_data"] != ro:
+        errors.append("rx_data %d != reorder outcomes + held %d (%s)" % (c["rx_data"], ro, r))
+    up = r.get("in_order", 0) + r.get("reordered", 0) + c["rx_late_delivered"] + c["rx_unseq"]
+    down = c["exc_tx"] + c["exc_tx_drop"] + c["exc_too_big"] + c["exc_queued"]
+    if up != down:
+        errors.append("released to the kernel %d != handed over/dropped/queued %d" % (up, down))
+    tx = (c["tx_data"] + c["tx_unseq"] + c["tx_no_peer"] + c["tx_no_path"] + c["tx_too_big"]
+          + c["tx_queue_drop"] + c["exc_pending"])
+    if not 0 <= tx - c["exc_rx"] <= c["tx_queue_drop"]:
+        errors.append("exc_rx %d vs sent + dropped + pending %d" % (c["exc_rx"], tx))
+    summary = {k: c[k] for k in DROPS if c.get(k)}
+    summary.update({k: c[k] for k in c if k.startswith("rx_err_") and c[k]})
+    summary.update({"reorder_" + k: v for k, v in r.items()
+                    if k.startswith("lost_") and v})
+    summary["rx"] = c["rx"]
+    summary["exc_rx"] = c["exc_rx"]
+    return errors, summary
+
+
+def main():
+    bad = 0
+    for path in sys.argv[1:]:
+        errors, summary = check(path)
+        print("# %s: %s" % (path, " ".join("%s=%d" % kv for kv in summary.items())))
+        for e in errors:
+            print("FAIL: %s: %s" % (path, e))
+            bad += 1
+        if not errors:
+            print("# %s: counters consistent, all mbufs back" % path)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
