@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""bench/benchlib.py: the parsing and reporting half of bench/run.
+
+  benchlib.py cpu PIDFILE                       CPU seconds now (JSON on stdout)
+  benchlib.py row CSV SYSTEM RATES MTU DIR REP IPERF_JSON TMPDIR
+  benchlib.py baseline-row CSV RATE MTU REP IPERF_JSON
+  benchlib.py failover-row CSV SYSTEM IPERF_JSON TMPDIR "T_DOWN T_UP"
+  benchlib.py report RESULTS_DIR DOC IMG_DIR [--quick]
+
+CPU: a system's own processes (seqbond, testpmd) from /proc/PID/stat utime+stime; the
+kernel's share machine-wide from /proc/stat (system + irq + softirq), which is the only place
+MPTCP's cost shows, and which also holds iperf3's, the veths' and tbf's kernel work for every
+system (the machine is shared, so it is an upper bound).
+"""
+import csv
+import json
+import os
+import statistics
+import sys
+
+TCK = os.sysconf("SC_CLK_TCK")
+
+ROW_FIELDS = ["system", "links", "mtu", "direction", "rep", "goodput_mbit", "goodput_ab_mbit",
+              "goodput_ba_mbit", "retransmits", "ofo_queue", "sack_reorder", "ts_reorder",
+              "reno_reorder", "tcp_timeouts", "mptcp_joins", "cpu_system_s", "cpu_kernel_s",
+              "seconds"]
+BASE_FIELDS = ["rate", "mtu", "rep", "goodput_mbit", "retransmits"]
+FAIL_FIELDS = ["system", "t_down", "t_up", "pre_mbit", "min_after_down_mbit", "recover_s",
+               "retrans_segs", "tcp_timeouts", "goodput_mbit"]
+
+
+def append(path, fields, row):
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        if new:
+            w.writeheader()
+        w.writerow(row)
+
+
+def cpu(pidfile):
+    own = 0.0
+    for pid in open(pidfile).read().split():
+        try:
+            st = open("/proc/%s/stat" % pid).read()
+        except OSError:
+            continue
+        f = st[st.rindex(")") + 2:].split()
+        own += (int(f[11]) + int(f[12])) / TCK  # utime, stime (fields 14, 15)
+    c = open("/proc/stat").readline().split()[1:]
+    kern = (int(c[2]) + int(c[5]) + int(c[6])) / TCK
+    print(json.dumps({"own": own, "kernel": kern}))
+
+
+def load_iperf(path):
+    d = json.load(open(path))
+    if "error" in d:
+        raise SystemExit("iperf3: " + d["error"])
+    return d
+
+
+def nstat(tmp, host, tag):
+    d = json.load(open(os.path.join(tmp, "nstat-%s.%s" % (host, tag))))
+    return d.get("kernel", d)
+
+
+def delta(tmp, host, key):
+    return nstat(tmp, host, "after").get(key, 0) - nstat(tmp, host, "before").get(key, 0)
+
+
+def cpu_delta(tmp):
+    b = json.load(open(os.path.join(tmp, "cpu.before")))
+    a = json.load(open(os.path.join(tmp, "cpu.after")))
+    return a["own"] - b["own"], a["kernel"] - b["kernel"]
+
+
+def row(path, system, rates, mtu, direction, rep, ipath, tmp):
+    d = load_iperf(ipath)
+    e = d["end"]
+    ab = e["sum_received"]["bits_per_second"] / 1e6
+    retr = e["sum_sent"].get("retransmits", 0)
+    ba = 0.0
+    if direction == "bidir":
+        ba = e["sum_received_bidir_reverse"]["bits_per_second"] / 1e6
+        retr += e["sum_sent_bidir_reverse"].get("retransmits", 0)
+    receivers = ["b"] if direction == "ab" else ["a", "b"]
+    senders = ["a"] if direction == "ab" else ["a", "b"]
+    own, kern = cpu_delta(tmp)
+    append(path, ROW_FIELDS, {
+        "system": system, "links": rates, "mtu": mtu, "direction": direction, "rep": rep,
+        "goodput_mbit": "%.2f" % (ab + ba), "goodput_ab_mbit": "%.2f" % ab,
+        "goodput_ba_mbit": "%.2f" % ba, "retransmits": retr,
+        "ofo_queue": sum(delta(tmp, h, "TcpExtTCPOFOQueue") for h in receivers),
+        "sack_reorder": sum(delta(tmp, h, "TcpExtTCPSACKReorder") for h in senders),
+        "ts_reorder": sum(delta(tmp, h, "TcpExtTCPTSReorder") for h in senders),
+        "reno_reorder": sum(delta(tmp, h, "TcpExtTCPRenoReorder") for h in senders),
+        "tcp_timeouts": sum(delta(tmp, h, "TcpExtTCPTimeouts") for h in senders),
+        "mptcp_joins": delta(tmp, "a", "MPTcpExtMPJoinSynAckRx"),
+        "cpu_system_s": "%.2f" % own, "cpu_kernel_s": "%.2f" % kern,
+        "seconds": "%.1f" % e["sum_received"]["seconds"],
+    })
+    print("%s %s mtu %s %s rep %s: %.1f Mbit/s (%.1f + %.1f), %d retransmits" %
+          (system, rates, mtu, direction, rep, ab + ba, ab, ba, retr), file=sys.stderr)
+
+
+def baseline_row(path, rate, mtu, rep, ipath):
+    e = load_iperf(ipath)["end"]
+    append(path, BASE_FIELDS, {"rate": rate, "mtu": mtu, "rep": rep,
+                               "goodput_mbit": "%.2f" % (e["sum_received"]["bits_per_second"] / 1e6),
+                               "retransmits": e["sum_sent"].get("retransmits", 0)})
+
+
+def intervals(d):
+    return [(iv["sum"]["end"], iv["sum"]["bits_per_second"] / 1e6) for iv in d["intervals"]]
+
+
+def failover_row(path, system, ipath, tmp, times):
+    t_down, t_up = (float(x) for x in times.split())
+    d = load_iperf(ipath)
+    iv = intervals(d)
+    pre = [g for t, g in iv if 1.0 < t <= t_down]
+    pre_m = statistics.median(pre) if pre else 0.0
+    # Recovered: the first 100 ms interval after the cut that carries at least 90 % of
+    # what the remaining 3 of 4 links carried before.
+    after = [(t, g) for t, g in iv if t_down < t <= t_up]
+    thr = 0.9 * pre_m * 3 / 4
+    rec = next((t - t_down for t, g in after if g >= thr), None)
+    append(path, FAIL_FIELDS, {
+        "system": system, "t_down": t_down, "t_up": t_up, "pre_mbit": "%.1f" % pre_m,
+        "min_after_down_mbit": "%.1f" % min((g for _, g in after), default=0.0),
+        "recover_s": "%.2f" % rec if rec is not None else "none",
+        "retrans_segs": delta(tmp, "a", "TcpRetransSegs"),
+        "tcp_timeouts": delta(tmp, "a", "TcpExtTCPTimeouts"),
+        "goodput_mbit": "%.1f" % (d["end"]["sum_received"]["bits_per_second"] / 1e6),
+    })
+    print("failover %s: before %.1f Mbit/s, recovered after %s s" %
+          (system, pre_m, "%.2f" % rec if rec is not None else "never"), file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------------------
+# report
+
+def read(path):
+    if not os.path.exists(path):
+        return []
+    return list(csv.DictReader(open(path)))
+
+
+def med(vals):
+    vals = [float(v) for v in vals]
+    return statistics.median(vals) if vals else float("nan")
+
+
+LINKSETS = ["100", "100,100,100,100", "100,100,50,25", "100,80,60,40,20,10"]
+SYSTEMS = ["seqbond-edpf", "seqbond-drr", "seqbond-rr", "bond-rr", "bond-xor", "bond-8023ad",
+           "mptcp"]
+
+
+def label(links):
+    r = links.split(",")
+    if len(set(r)) == 1:
+        return "%d x %s" % (len(r), r[0])
+    return links.replace(",", "/")
+
+
+def report(rdir, doc, img, quick):
+    rows = read(os.path.join(rdir, "macro.csv"))
+    base = read(os.path.join(rdir, "baseline.csv"))
+    fail = read(os.path.join(rdir, "failover.csv"))
+    micro = read(os.path.join(rdir, "micro_reorder.csv"))
+    dpr = read(os.path.join(rdir, "micro_dp.csv"))
+    cg = read(os.path.join(rdir, "callgrind.csv"))
+
+    per_rate = {}
+    for b in base:
+        per_rate.setdefault((b["rate"], b["mtu"]), []).append(b["goodput_mbit"])
+    per_rate = {k: med(v) for k, v in per_rate.items()}
+
+    def limit(links, mtu, direction):
+        try:
+            one = sum(per_rate[(r, mtu)] for r in links.split(","))
+        except KeyError:
+            return float("nan")
+        return one * (2 if direction == "bidir" else 1)
+
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["system"], r["links"], r["mtu"], r["direction"]), []).append(r)
+    summary = []
+    for (sysname, links, mtu, direction), rs in sorted(groups.items()):
+        g = med(r["goodput_mbit"] for r in rs)
+        lim = limit(links, mtu, direction)
+        summary.append({
+            "system": sysname, "links": links, "mtu": mtu, "direction": direction,
+            "reps": len(rs), "goodput": g, "limit": lim, "pct": 100 * g / lim if lim else 0,
+            "retr": med(r["retransmits"] for r in rs), "ofo": med(r["ofo_queue"] for r in rs),
+            "sack": med(r["sack_reorder"] for r in rs), "ts": med(r["ts_reorder"] for r in rs),
+            "timeouts": med(r["tcp_timeouts"] for r in rs),
+            "joins": med(r["mptcp_joins"] for r in rs),
+            "cpu_own": med(r["cpu_system_s"] for r in rs),
+            "cpu_kern": med(r["cpu_kernel_s"] for r in rs),
+        })
+    with open(os.path.join(rdir, "summary.csv"), "w", newline="") as f:
+        if summary:
+            w = csv.DictWriter(f, fieldnames=list(summary[0].keys()))
+            w.writeheader()
+            w.writerows(summary)
+
+    plots = make_plots(summary, fail, rdir, img)
+    write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick)
+
+
+def make_plots(summary, fail, rdir, img):
+    out = []
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: python3-matplotlib missing: no plots", file=sys.stderr)
+        return out
+    os.makedirs(img, exist_ok=True)
+    for mtu, direction in sorted({(s["mtu"], s["direction"]) for s in summary}):
+        sel = [s for s in summary if s["mtu"] == mtu and s["direction"] == direction]
+        sets = [ls for ls in LINKSETS if any(s["links"] == ls for s in sel)]
+        if not sets:
+            continue
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        systems = [x for x in SYSTEMS if any(s["system"] == x for s in sel)]
+        width = 0.8 / (len(systems) + 1)
+        for i, sysname in enumerate(systems + ["limit"]):
+            ys = []
+            for ls in sets:
+                if sysname == "limit":
+                    v = [s["limit"] for s in sel if s["links"] == ls]
+                else:
+                    v = [s["goodput"] for s in sel if s["links"] == ls and s["system"] == sysname]
+                ys.append(v[0] if v else 0)
+            ax.bar([j + i * width for j in range(len(sets))], ys, width, label=sysname,
+                   color="0.8" if sysname == "limit" else None)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(sets))])
+        ax.set_xticklabels([label(ls) + " Mbit/s" for ls in sets])
+        ax.set_ylabel("goodput, Mbit/s (median)")
+        ax.set_title("one TCP stream, MTU %s, %s" % (mtu, "A->B" if direction == "ab"
+                                                      else "both ways at once (sum)"))
+        ax.legend(fontsize=8, ncol=2)
+        fig.tight_layout()
+        name = "bench-goodput-mtu%s-%s.png" % (mtu, direction)
+        fig.savefig(os.path.join(img, name), dpi=90)
+        plt.close(fig)
+        out.append(name)
+    series = []
+    for f in fail:
+        p = os.path.join(rdir, "failover-%s.json" % f["system"])
+        if os.path.exists(p):
+            series.append((f, intervals(json.load(open(p)))))
+    if series:
+        fig, ax = plt.subplots(figsize=(9, 4))
+        for f, iv in series:
+            ax.plot([t for t, _ in iv], [g for _, g in iv], label=f["system"], lw=1.2)
+        f0 = series[0][0]
+        ax.axvline(float(f0["t_down"]), color="k", ls="--", lw=0.8)
+        ax.axvline(float(f0["t_up"]), color="k", ls=":", lw=0.8)
+        ax.set_xlabel("s (link 1 of 4 down at the dashed line, up at the dotted one)")
+        ax.set_ylabel("goodput per 100 ms, Mbit/s")
+        ax.set_title("failover on 4 x 100 Mbit/s, one TCP stream")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(img, "bench-failover.png"), dpi=90)
+        plt.close(fig)
+        out.append("bench-failover.png")
+    return out
+
+
+def fmt(v, nd=1):
+    if isinstance(v, float) and v != v:
+        return "n/a"
+    return ("%%.%df" % nd) % v
+
+
+def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick):
+    L = []
+    L.append("# Benchmarks\n")
+    L.append("Generated by `bench/run%s` from the CSV files in `bench/results/`; the text around "
+             "the numbers is in `bench/benchlib.py`. %s\n" % (
+                 " --quick" if quick else "",
+                 "**This is a --quick run (one link set, 3 s, one repetition): a harness check, "
+                 "not a measurement.**" if quick else
+                 "Medians of the repetitions; absolute numbers drift on this shared 2-core "
+                 "machine, ratios measured in one run hold."))
+    L.append("## Macro: one TCP stream over emulated links\n")
+    L.append("Two network namespaces, veth links shaped with tbf by `tools/seqbond-testbed` "
+             "(every system runs on the same links), one iperf3 TCP stream. The limit is the "
+             "sum over the links of one link's single-stream goodput (`seqbond-testbed "
+             "baseline`, per rate); for both directions at once it is twice that (the links "
+             "are full duplex; not measured separately). OFO = receiver TcpExtTCPOFOQueue; "
+             "SACK/TS reorder = TcpExtTCPSACKReorder/TCPTSReorder at the sender(s); RTO = "
+             "TcpExtTCPTimeouts. CPU own = seconds of the system's processes (seqbond or both "
+             "testpmd, from /proc/PID/stat; MPTCP has none); CPU kernel = machine-wide "
+             "system+irq+softirq seconds in /proc/stat during the run (iperf3, veth, tbf and "
+             "MPTCP itself: the only place MPTCP's cost shows; shared machine, so an upper "
+             "bound).\n")
+    if per_rate:
+        L.append("One link alone (median Mbit/s): " + ", ".join(
+            "%s Mbit/s mtu %s: %.1f" % (r, m, v) for (r, m), v in sorted(
+                per_rate.items(), key=lambda kv: (int(kv[0][1]), -int(kv[0][0])))) + "\n")
+    for mtu, direction in sorted({(s["mtu"], s["direction"]) for s in summary}):
+        L.append("### MTU %s, %s\n" % (mtu, "A->B" if direction == "ab" else
+                                       "both directions at once (iperf3 --bidir, sum)"))
+        L.append("| links (Mbit/s) | system | goodput Mbit/s | % of limit | limit | retrans | "
+                 "OFO | SACK/TS reorder | RTO | MPTCP joins | CPU own s | CPU kernel s | runs |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for ls in LINKSETS:
+            for sysname in SYSTEMS:
+                for s in summary:
+                    if (s["links"], s["system"], s["mtu"], s["direction"]) != \
+                            (ls, sysname, mtu, direction):
+                        continue
+                    L.append("| %s | %s | %s | **%s %%** | %s | %s | %s | %s/%s | %s | %s | %s |"
+                             " %s | %d |" % (
+                                 label(ls), sysname, fmt(s["goodput"]), fmt(s["pct"]),
+                                 fmt(s["limit"]), fmt(s["retr"], 0), fmt(s["ofo"], 0),
+                                 fmt(s["sack"], 0), fmt(s["ts"], 0), fmt(s["timeouts"], 0),
+                                 fmt(s["joins"], 0) if sysname == "mptcp" else "-",
+                                 fmt(s["cpu_own"]), fmt(s["cpu_kern"]), s["reps"]))
+        L.append("")
+    for p in plots:
+        if p.startswith("bench-goodput"):
+            L.append("![%s](img/%s)\n" % (p[:-4], p))
+    L.append("## Failover\n")
+    L.append("4 x 100 Mbit/s, MTU 1500, one stream, iperf3 at 100 ms intervals; host A's "
+             "port 1 loses carrier (`seqbond-testbed link a 1 down`) about 3 s after the client "
+             "starts and gets it back 3 s later (times measured from the client's launch, so "
+             "the connection set-up, a few ms, is included). Recovery = from the cut to the end "
+             "of the first 100 ms interval carrying >= 90 % of 3/4 of the goodput before the "
+             "cut. Retransmitted segments and RTOs are the sender's (A's) TcpRetransSegs and "
+             "TcpExtTCPTimeouts over the whole run: the frames lost to the cut as TCP saw them.\n")
+    if fail:
+        L.append("| system | before Mbit/s | lowest 100 ms after the cut | recovery s | "
+                 "retransmitted segments | RTO | mean goodput Mbit/s |")
+        L.append("|---|---|---|---|---|---|---|")
+        for f in fail:
+            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                f["system"], f["pre_mbit"], f["min_after_down_mbit"], f["recover_s"],
+                f["retrans_segs"], f["tcp_timeouts"], f["goodput_mbit"]))
+        L.append("")
+    if "bench-failover.png" in plots:
+        L.append("![failover](img/bench-failover.png)\n")
+    L.append("## Micro: reorder window\n")
+    L.append("`bench/bench_reorder`: seqbond's window (lib/reorder) and DPDK 22.11's rte_reorder "
+             "on the same deterministic traces (4 FIFO paths whose delays wander so frames are "
+             "displaced by up to D positions; 1 % loss), window 1024, a drain after every 32 "
+             "arrivals; both checked to release every frame that was not lost, once and in "
+             "order. seqbond marks the 4 paths active, so the RFC 1990 rule skips losses; "
+             "rte_reorder has no such rule nor a timeout and skips a gap only when a frame a "
+             "whole window ahead arrives. Median of the runs; clock cycles include the harness's "
+             "bookkeeping (the same for both).\n")
+    if micro:
+        L.append("| trace | frames | lost | sb_reorder cycles/frame | rte_reorder cycles/frame | "
+                 "sb / rte | sb Mpps | rte Mpps |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        tr = {}
+        for m in micro:
+            tr.setdefault(m["trace"], {})[m["engine"]] = m
+        for t, e in tr.items():
+            sb, rt = e.get("sb_reorder"), e.get("rte_reorder")
+            if not sb or not rt:
+                continue
+            L.append("| %s | %s | %s | %s | %s | %.2f | %s | %s |" % (
+                t, sb["frames"], sb["lost"], sb["cycles_per_frame"], rt["cycles_per_frame"],
+                float(sb["cycles_per_frame"]) / float(rt["cycles_per_frame"]), sb["mpps"],
+                rt["mpps"]))
+        L.append("")
+    if cg:
+        L.append("Instructions per frame under `valgrind --tool=callgrind` (only the timed loop "
+                 "collected; does not drift with machine load):\n")
+        L.append("| trace | sb_reorder Ir/frame | rte_reorder Ir/frame | sb / rte |")
+        L.append("|---|---|---|---|")
+        tr = {}
+        for c in cg:
+            tr.setdefault(c["trace"], {})[c["engine"]] = float(c["ir_per_frame"])
+        for t, e in tr.items():
+            if "sb_reorder" in e and "rte_reorder" in e:
+                L.append("| %s | %.1f | %.1f | %.2f |" % (t, e["sb_reorder"], e["rte_reorder"],
+                                                         e["sb_reorder"] / e["rte_reorder"]))
+        L.append("")
+    L.append("## Micro: whole datapath vs testpmd io forwarding\n")
+    L.append("`bench/bench_dp` links the application's datapath files into a harness that runs "
+             "two hosts back to back on ring ports (4 links) in one thread: a fixed set of "
+             "frames circulates exception(A) -> shim -> stripe -> ports -> reorder -> "
+             "exception(B) and back to A's exception ring, each checked for order. Each frame "
+             "passes two forwarding stages (A's and B's), so ns/stage = ns/frame / 2. "
+             "`dpdk-testpmd` io forwarding runs over two net_ring ports that loop back to "
+             "themselves (`--tx-first`, 1 forwarding lcore); testpmd's io mode never touches "
+             "packet data, which seqbond must (MAC lookup, shim, reorder), so the ratio is the "
+             "price of that work over the bare ethdev burst calls.\n")
+    if dpr:
+        L.append("| frame bytes | seqbond ns/frame | seqbond ns/stage | seqbond Mpps (frames) | "
+                 "testpmd io ns/packet | testpmd io Mpps | seqbond stage / testpmd io | "
+                 "testpmd mac ns/packet | seqbond stage / testpmd mac |")
+        L.append("|---|---|---|---|---|---|---|---|---|")
+        by = {}
+        for d in dpr:
+            by.setdefault(d["size"], {})[d["what"]] = d
+        for size, e in sorted(by.items(), key=lambda kv: int(kv[0])):
+            s, t, mac = e.get("seqbond_dp"), e.get("testpmd_io"), e.get("testpmd_mac")
+            if not s or not t:
+                continue
+            L.append("| %s | %s | %s | %s | %s | %s | %.1f | %s | %s |" % (
+                size, s["ns_per_frame"], s["ns_per_stage"], s["mpps"], t["ns_per_frame"],
+                t["mpps"], float(s["ns_per_stage"]) / float(t["ns_per_frame"]),
+                mac["ns_per_frame"] if mac else "n/a",
+                "%.1f" % (float(s["ns_per_stage"]) / float(mac["ns_per_frame"])) if mac
+                else "n/a"))
+        L.append("")
+    L.append("## How to run\n")
+    L.append("```\nmeson setup build && ninja -C build\nbench/run            # everything "
+             "(long: about 1 h 30 min with MTU 9000 and --bidir)\nbench/run --quick    # "
+             "every piece once, cheaply (CI; < 3 min)\n```\n")
+    L.append("`bench/run --only macro|failover|micro`, `--mtu 1500`, `--dir ab` restrict a run; "
+             "results accumulate per run in `bench/results/` (the previous run's files are "
+             "replaced). Every throughput measurement holds `flock /tmp/seqbond-net.lock`.\n")
+    with open(doc, "w") as f:
+        f.write("\n".join(L))
+
+
+def main():
+    a = sys.argv[1:]
+    if not a:
+        raise SystemExit(__doc__)
+    if a[0] == "cpu":
+        cpu(a[1])
+    elif a[0] == "row":
+        row(*a[1:9])
+    elif a[0] == "baseline-row":
+        baseline_row(*a[1:6])
+    elif a[0] == "failover-row":
+        failover_row(*a[1:6])
+    elif a[0] == "report":
+        report(a[1], a[2], a[3], "--quick" in a)
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

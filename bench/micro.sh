@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# bench/micro.sh OUTDIR [--quick]: the micro benchmarks (no namespaces), CSV in OUTDIR:
+#   micro_reorder.csv  bench_reorder: sb_reorder vs rte_reorder per trace
+#   callgrind.csv      the same under valgrind --tool=callgrind: instructions per frame
+#   micro_dp.csv       bench_dp (seqbond's datapath, 2 hosts on ring ports) and dpdk-testpmd
+#                      io forwarding on looped net_ring ports, 64 and 1500-byte frames
+# Exits non-zero when a harness piece fails (a wrong release count, a lost frame, a tool
+# that does not run); never because of a number.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD=${SEQBOND_BUILD:-$HERE/../build}
+OUT=$1
+QUICK=${2:-}
+EAL=(--no-huge -m 512 --no-shconf --no-pci -l 1 --log-level=lib.eal:error --log-level='.*:warning')
+TMP=$(mktemp -d /tmp/bn-micro.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+note() { echo "micro: $*" >&2; }
+
+if [[ $QUICK == --quick ]]; then
+	FRAMES=65536 RUNS=3 DP_SECONDS=0.3 TP_SECONDS=1 CG_TRACES="inorder loss1pct_disp8"
+else
+	FRAMES=1048576 RUNS=7 DP_SECONDS=1 TP_SECONDS=2 CG_TRACES="inorder disp8 disp64 disp512 loss1pct_disp8"
+fi
+
+# (a) reorder engines
+echo "engine,trace,frames,arrivals,lost,runs,cycles_per_frame,ns_per_frame,mpps" \
+	>"$OUT/micro_reorder.csv"
+"$BUILD/bench/bench_reorder" "${EAL[@]}" --file-prefix bn-mr -- --frames "$FRAMES" \
+	--runs "$RUNS" --csv "$OUT/micro_reorder.csv" 2> >(grep -v TELEMETRY >&2)
+note "reorder: $(($(wc -l <"$OUT/micro_reorder.csv") - 1)) results"
+
+# callgrind: only the timed loops (run_sb, run_rte) are collected
+echo "engine,trace,arrivals,ir,ir_per_frame" >"$OUT/callgrind.csv"
+for tr in $CG_TRACES; do
+	for e in sb rte; do
+		fn=run_$e
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect="$fn*" \
+			"$BUILD/bench/bench_reorder" "${EAL[@]}" --file-prefix "bn-cg" -- \
+			--frames 65536 --runs 1 --trace "$tr" --engine "$e" >"$TMP/cg.csv" 2>"$TMP/cg.err" ||
+			{ cat "$TMP/cg.err" >&2; exit 1; }
+		ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$TMP/cg.err")
+		arr=$(cut -d, -f4 "$TMP/cg.csv")
+		[[ -n $ir && -n $arr ]] || { cat "$TMP/cg.err" >&2; exit 1; }
+		echo "$([[ $e == sb ]] && echo sb_reorder || echo rte_reorder),$tr,$arr,$ir,$(python3 -c "print(round($ir/$arr,1))")" \
+			>>"$OUT/callgrind.csv"
+	done
+done
+note "callgrind: done"
+
+# (b) whole datapath vs testpmd io
+echo "what,scheduler,size,links,runs,ns_per_frame,ns_per_stage,mpps" >"$OUT/micro_dp.csv"
+for size in 64 1500; do
+	"$BUILD/bench/bench_dp" "${EAL[@]}" --file-prefix bn-dp -- --size "$size" \
+		--seconds "$DP_SECONDS" --runs "$RUNS" --csv "$OUT/micro_dp.csv" \
+		2> >(grep -v -e TELEMETRY -e 'seqbond.peer' >&2)
+	# testpmd: two net_ring ports each looping to itself, forwarding 0 <-> 1; every
+	# start/stop cycle prints the packets forwarded during it. io is the anchor; mac (which
+	# rewrites the Ethernet addresses, so touches each frame) is shown for scale.
+	for mode in io mac; do
+	{
+		sleep 2
+		for _ in $(seq "$RUNS"); do
+			echo "start tx_first"
+			sleep "$TP_SECONDS"
+			echo "stop"
+			sleep 0.3
+		done
+		echo "quit"
+	} | dpdk-testpmd --no-huge -m 512 --no-pci -l 0,1 --main-lcore 0 --file-prefix bn-tp \
+		--log-level=lib.eal:error --vdev net_ring0 --vdev net_ring1 -- -i \
+		--forward-mode="$mode" --txpkts="$size" --total-num-mbufs=8192 >"$TMP/tp.log" 2>&1 ||
+		{ tail -20 "$TMP/tp.log" >&2; exit 1; }
+	python3 - "$TMP/tp.log" "$TP_SECONDS" "$size" "$OUT/micro_dp.csv" "$mode" <<'PY'
+import re, statistics, sys
+log, secs, size, out, mode = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+text = open(log).read()
+blocks = text.split("Accumulated forward statistics for all ports")[1:]
+pk = [int(re.search(r"TX-packets:\s*(\d+)", b).group(1)) for b in blocks]
+if not pk or min(pk) == 0:
+    sys.exit("micro: testpmd forwarded nothing")
+ns = sorted(secs * 1e9 / p for p in pk)
+m = statistics.median(ns)
+open(out, "a").write("testpmd_%s,-,%s,2,%d,%.2f,%.2f,%.3f\n" % (mode, size, len(ns), m, m, 1e3 / m))
+PY
+	done
+done
+note "datapath: done"
