@@ -5,6 +5,7 @@
 #   macro.sh baseline RATE MTU TIME REPS CSV
 #   macro.sh measure SYSTEM RATES MTU DIR TIME REPS CSV
 #   macro.sh failover SYSTEM TIME CSV JSONDIR
+#   macro.sh check SYSTEM RATES MTU        (bring it up, ping across it, tear down: no load)
 #
 # SYSTEM: seqbond-rr|seqbond-drr|seqbond-edpf|bond-rr|bond-xor|bond-8023ad|mptcp
 # RATES: comma list of Mbit/s (one per link); DIR: ab (A->B) or bidir (iperf3 --bidir).
@@ -239,6 +240,14 @@ cmd_failover() {
 		"$(python3 -c "print(round($t_down - $t0, 3), round($t_up - $t0, 3))")"
 }
 
+cmd_check() {
+	local sys=$1 rates=$2 mtu=$3
+	system_up "$sys" "$rates" "$mtu"
+	ip netns exec "$NS-a" "${WRAP[@]}" ping -q -c 3 -i 0.2 -W 2 "$SERVER" >&2 ||
+		die "check $sys: no ping to $SERVER"
+	note "check $sys on $rates mtu $mtu: ok"
+}
+
 main() {
 	local verb=$1
 	shift
@@ -247,6 +256,7 @@ main() {
 	measure) cmd_measure "$@" ;;
 	baseline) cmd_baseline "$@" ;;
 	failover) cmd_failover "$@" ;;
+	check) cmd_check "$@" ;;
 	*) die "unknown verb $verb" ;;
 	esac
 }
