@@ -22,7 +22,7 @@ TB=$REPO/tools/seqbond-testbed
 export SEQBOND_TESTBED_NAME=${SEQBOND_TESTBED_NAME:-bn}
 NS=$SEQBOND_TESTBED_NAME
 STATE=/run/seqbond-testbed-$NS
-LIB="python3 $HERE/benchlib.py"
+LIB="/usr/bin/python3 $HERE/benchlib.py"
 TMP=$(mktemp -d /tmp/bn-bench.XXXXXX)
 TPMD_PIDS=()
 
