@@ -111,6 +111,7 @@ struct sb_dp {
 	uint32_t instance;
 	const struct sb_sched_ops *sched_ops;
 	bool *stop;			/**< Set by the main lcore; read with __atomic_load_n. */
+	uint16_t max_batch;		/**< Deepest rx burst of this loop iteration. */
 	uint64_t next_hello;		/**< TSC of the next round of hellos. */
 	uint64_t last_link_poll;	/**< TSC of the last carrier check. */
 

@@ -323,19 +323,26 @@ sb_dp_cmd_apply(struct sb_dp *dp, struct sb_cmd *cmd, uint64_t now)
 	__atomic_store_n(&cmd->done, true, __ATOMIC_RELEASE);
 }
 
-/* Sleep a little when there is nothing to do, longer the longer it lasts: the machine
- * the datapath shares must not lose a core to an idle poll loop. */
+/*
+ * Nap between polls unless the last poll found a queue at least half a burst deep: an idle
+ * or lightly loaded datapath then gives its core back (the machines seqbond runs on also
+ * run the TCP stacks it serves), and each poll finds bigger batches. The nap grows by 1 us
+ * per light poll up to idle_sleep_max_us and drops to zero at the first deep queue, as
+ * Open vSwitch's PMD load-based sleep does.
+ */
 static void
-idle_backoff(struct sb_dp *dp, unsigned int *idle_iters)
+load_based_sleep(struct sb_dp *dp, unsigned int *nap_us)
 {
 	struct timespec ts;
-	unsigned int us;
 
-	if (++*idle_iters < 16 || dp->cfg->idle_sleep_max_us == 0)
+	if (dp->max_batch >= dp->cfg->burst / 2 || dp->cfg->idle_sleep_max_us == 0) {
+		*nap_us = 0;
 		return;
-	us = RTE_MIN(*idle_iters - 15, dp->cfg->idle_sleep_max_us);
+	}
+	if (*nap_us < dp->cfg->idle_sleep_max_us)
+		(*nap_us)++;
 	ts.tv_sec = 0;
-	ts.tv_nsec = us * 1000L;
+	ts.tv_nsec = *nap_us * 1000L;
 	nanosleep(&ts, NULL);
 	dp->stats.idle_sleeps++;
 }
@@ -344,25 +351,23 @@ int
 sb_dp_lcore_main(void *arg)
 {
 	struct sb_dp *dp = arg;
-	unsigned int idle_iters = 0, work;
+	unsigned int nap_us = 0;
 	uint64_t now, next_hk = 0, hk_period = dp->hz / 1000;
 
 	/* Default timer slack (50 us) would stretch every short nap. */
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	while (!__atomic_load_n(dp->stop, __ATOMIC_RELAXED)) {
 		now = rte_rdtsc();
-		work = sb_dp_rx_ports(dp, now);
-		work += sb_dp_tx_exception(dp, now);
-		work += sb_dp_flush(dp);
+		dp->max_batch = 0;
+		sb_dp_rx_ports(dp, now);
+		sb_dp_tx_exception(dp, now);
+		sb_dp_flush(dp);
 		if (now >= next_hk) {
 			sb_dp_housekeeping(dp, now);
 			next_hk = now + hk_period;
 		}
 		dp->stats.loops++;
-		if (work == 0)
-			idle_backoff(dp, &idle_iters);
-		else
-			idle_iters = 0;
+		load_based_sleep(dp, &nap_us);
 	}
 	return 0;
 }

@@ -138,6 +138,7 @@ sb_dp_rx_ports(struct sb_dp *dp, uint64_t now)
 		n = rte_eth_rx_burst(p->port_id, 0, pkts, dp->cfg->burst);
 		if (n == 0)
 			continue;
+		dp->max_batch = RTE_MAX(dp->max_batch, n);
 		total += n;
 		dp->stats.rx += n;
 		for (j = 0; j < n && j < 4; j++)

@@ -172,6 +172,7 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 		dp->n_pending = rte_eth_rx_burst(dp->exc_port, 0, dp->pending, dp->cfg->burst);
 		dp->pending_head = 0;
 		st->exc_rx += dp->n_pending;
+		dp->max_batch = RTE_MAX(dp->max_batch, dp->n_pending);
 	}
 	while (dp->pending_head < dp->n_pending) {
 		struct rte_mbuf *m = dp->pending[dp->pending_head];
