@@ -111,7 +111,12 @@ def baseline_row(path, rate, mtu, rep, ipath):
 
 
 def intervals(d):
-    return [(iv["sum"]["end"], iv["sum"]["bits_per_second"] / 1e6) for iv in d["intervals"]]
+    """(end s, Mbit/s) per interval, as the receiver saw them when the JSON holds the server's
+    side (--get-server-output), else the client's: for A->B the client's intervals count
+    bytes written into its socket, which run ahead of the links."""
+    srv = d.get("server_output_json")
+    ivs = srv["intervals"] if srv and srv.get("intervals") else d["intervals"]
+    return [(iv["sum"]["end"], iv["sum"]["bits_per_second"] / 1e6) for iv in ivs]
 
 
 def failover_row(path, system, ipath, tmp, times):
@@ -231,25 +236,43 @@ def make_plots(summary, fail, rdir, img):
         sets = linksets(sel)
         if not sets:
             continue
-        fig, ax = plt.subplots(figsize=(9, 4.5))
         systems = [x for x in SYSTEMS if any(s["system"] == x for s in sel)]
+        # top: goodput against the limit; bottom: the same as % of the limit, zoomed so that
+        # differences of a few points show
+        fig, (ax, bx) = plt.subplots(2, 1, figsize=(10, 7), sharex=True,
+                                     gridspec_kw={"height_ratios": [3, 2]})
         width = 0.8 / (len(systems) + 1)
+        pcts = []
         for i, sysname in enumerate(systems + ["limit"]):
-            ys = []
+            ys, ps = [], []
             for ls in sets:
                 if sysname == "limit":
                     v = [s["limit"] for s in sel if s["links"] == ls]
+                    p = [100.0] if v else []
                 else:
-                    v = [s["goodput"] for s in sel if s["links"] == ls and s["system"] == sysname]
+                    m = [s for s in sel if s["links"] == ls and s["system"] == sysname]
+                    v = [s["goodput"] for s in m]
+                    p = [s["pct"] for s in m]
                 ys.append(v[0] if v else 0)
-            ax.bar([j + i * width for j in range(len(sets))], ys, width, label=sysname,
-                   color="0.8" if sysname == "limit" else None)
-        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(sets))])
-        ax.set_xticklabels([label(ls) + " Mbit/s" for ls in sets])
+                ps.append(p[0] if p else float("nan"))
+            xs = [j + i * width for j in range(len(sets))]
+            color = "0.75" if sysname == "limit" else None
+            ax.bar(xs, ys, width, label=sysname, color=color)
+            if sysname != "limit":
+                bx.bar(xs, ps, width, color=color)
+                pcts += [q for q in ps if q == q]
+        bx.axhline(100, color="0.5", lw=0.8, ls="--")
+        lo = min(pcts) if pcts else 0
+        bx.set_ylim(max(0, 10 * int((lo - 5) // 10)), 102)
+        bx.set_ylabel("% of the limit")
+        bx.set_xticks([j + 0.4 - width / 2 for j in range(len(sets))])
+        bx.set_xticklabels([label(ls) + " Mbit/s" for ls in sets])
         ax.set_ylabel("goodput, Mbit/s (median)")
         ax.set_title("one TCP stream, MTU %s, %s" % (mtu, "A->B" if direction == "ab"
                                                       else "both ways at once (sum)"))
-        ax.legend(fontsize=8, ncol=2)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.grid(axis="y", lw=0.3)
+        bx.grid(axis="y", lw=0.3)
         fig.tight_layout()
         name = "bench-goodput-mtu%s-%s.png" % (mtu, direction)
         fig.savefig(os.path.join(img, name), dpi=90)
@@ -336,6 +359,7 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick):
                                  fmt(s["joins"], 0) if sysname == "mptcp" else "-",
                                  fmt(s["cpu_own"]), fmt(s["cpu_kern"]), s["reps"]))
         L.append("")
+    L.extend(comparison(summary))
     for p in plots:
         if p.startswith("bench-goodput"):
             L.append("![%s](img/%s)\n" % (p[:-4], p))
@@ -435,6 +459,8 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick):
                 "%.1f" % (float(s["ns_per_stage"]) / float(mac["ns_per_frame"])) if mac
                 else "n/a"))
         L.append("")
+    if not quick:
+        L.extend(not_run(summary, fail))
     L.append("## How to run\n")
     L.append("```\nmeson setup build && ninja -C build\nbench/run            # everything "
              "(long: about 1 h 30 min with MTU 9000 and --bidir)\nbench/run --quick    # "
@@ -442,8 +468,80 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick):
     L.append("`bench/run --only macro|failover|micro`, `--mtu 1500`, `--dir ab` restrict a run; "
              "results accumulate per run in `bench/results/` (the previous run's files are "
              "replaced). Every throughput measurement holds `flock /tmp/seqbond-net.lock`.\n")
+    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "NOTES.md")
+    if not quick and os.path.exists(notes):
+        L.append(open(notes).read().rstrip("\n") + "\n")
     with open(doc, "w") as f:
         f.write("\n".join(L))
+
+
+ANCHORS = ["bond-rr", "bond-xor", "bond-8023ad", "mptcp"]
+FULL_GRID = [(m, d) for m in ("1500", "9000") for d in ("ab", "bidir")]
+
+
+def comparison(summary):
+    """Per link set: seqbond (default edpf, and its best mode) against the best anchor, as %
+    of the goodput limit; then the largest gap either way."""
+    L = []
+    rows = []
+    for mtu, direction in sorted({(s["mtu"], s["direction"]) for s in summary}):
+        sel = [s for s in summary if s["mtu"] == mtu and s["direction"] == direction]
+        for ls in linksets(sel):
+            here = {s["system"]: s for s in sel if s["links"] == ls}
+            anchors = [here[a] for a in ANCHORS if a in here]
+            sbs = [here[x] for x in SYSTEMS if x.startswith("seqbond-") and x in here]
+            if not anchors or not sbs:
+                continue
+            best_a = max(anchors, key=lambda s: s["pct"])
+            best_s = max(sbs, key=lambda s: s["pct"])
+            edpf = here.get("seqbond-edpf")
+            rows.append((mtu, direction, ls, edpf, best_s, best_a))
+    if not rows:
+        return L
+    L.append("### seqbond against the best anchor (% of the goodput limit)\n")
+    L.append("| MTU | direction | links (Mbit/s) | seqbond edpf (default) | best seqbond mode | "
+             "best anchor | edpf - best anchor (points) |")
+    L.append("|---|---|---|---|---|---|---|")
+    gaps = []
+    for mtu, direction, ls, edpf, best_s, best_a in rows:
+        g = edpf["pct"] - best_a["pct"] if edpf else float("nan")
+        if edpf:
+            gaps.append((g, mtu, direction, ls, edpf, best_a))
+        L.append("| %s | %s | %s | %s %% | %s %s %% | %s %s %% | %+.1f |" % (
+            mtu, "A->B" if direction == "ab" else "both ways", label(ls), fmt(edpf["pct"]) if edpf else "n/a", best_s["system"],
+            fmt(best_s["pct"]), best_a["system"], fmt(best_a["pct"]), g))
+    L.append("")
+    if gaps:
+        lo, hi = min(gaps), max(gaps)
+
+        def at(x):
+            return "%s Mbit/s (MTU %s, %s): seqbond edpf %s %% of the limit, %s %s %%" % (
+                label(x[3]), x[1], "A->B" if x[2] == "ab" else "both ways", fmt(x[4]["pct"]),
+                x[5]["system"], fmt(x[5]["pct"]))
+        if lo[0] < 0:
+            L.append("Largest gap, seqbond behind the best anchor: %+.1f points on %s." % (
+                lo[0], at(lo)))
+        else:
+            L.append("seqbond (edpf) is at or above the best anchor on every link set measured; "
+                     "the narrowest margin is %+.1f points on %s." % (lo[0], at(lo)))
+        L.append("Largest gap with seqbond ahead: %+.1f points on %s.\n" % (hi[0], at(hi)))
+    return L
+
+
+def not_run(summary, fail):
+    """What the full grid (bench/run without options) has that these results lack."""
+    done = {(s["mtu"], s["direction"]) for s in summary}
+    miss = ["MTU %s %s" % (m, "A->B" if d == "ab" else "--bidir") for m, d in FULL_GRID
+            if (m, d) not in done]
+    L = []
+    if miss:
+        L.append("**Not in these results:** " + "; ".join(miss) + " (the full `bench/run` "
+                 "grid has them).\n")
+    fs = {f["system"] for f in fail}
+    fmiss = [x for x in ("seqbond-edpf", "bond-rr", "mptcp") if x not in fs]
+    if fmiss:
+        L.append("**Failover not run for:** %s.\n" % ", ".join(fmiss))
+    return L
 
 
 def main():

@@ -177,6 +177,9 @@ iperf_once() {
 	local t=$1 dir=$2 json=$3 iv=${4:-1} spid rc=0
 	local -a extra=()
 	[[ $dir == bidir ]] && extra=(--bidir)
+	# short intervals (failover): the client's own intervals count bytes written to its
+	# socket, not bytes delivered; the server's (receiver's) intervals are the goodput.
+	[[ $iv == 1 ]] || extra+=(--get-server-output)
 	ip netns exec "$NS-b" "${WRAP[@]}" iperf3 -s -1 -p 5201 >"$TMP/server.log" 2>&1 </dev/null &
 	spid=$!
 	for _ in $(seq 100); do
