@@ -175,12 +175,14 @@ snap() { # snap TAG: counters of both namespaces, CPU of the system's processes,
 # iperf_once TIME DIR JSON [INTERVAL]: one iperf3 TCP stream A -> B (or --bidir).
 iperf_once() {
 	local t=$1 dir=$2 json=$3 iv=${4:-1} spid rc=0
-	local -a extra=()
+	local -a extra=() sextra=()
 	[[ $dir == bidir ]] && extra=(--bidir)
 	# short intervals (failover): the client's own intervals count bytes written to its
-	# socket, not bytes delivered; the server's (receiver's) intervals are the goodput.
-	[[ $iv == 1 ]] || extra+=(--get-server-output)
-	ip netns exec "$NS-b" "${WRAP[@]}" iperf3 -s -1 -p 5201 >"$TMP/server.log" 2>&1 </dev/null &
+	# socket, not bytes delivered; the server's (receiver's) intervals are the goodput, and
+	# the server reports them at its own -i, in JSON only with its own -J.
+	[[ $iv == 1 ]] || { extra+=(--get-server-output); sextra=(-J -i "$iv"); }
+	ip netns exec "$NS-b" "${WRAP[@]}" iperf3 -s -1 -p 5201 "${sextra[@]}" >"$TMP/server.log" \
+		2>&1 </dev/null &
 	spid=$!
 	for _ in $(seq 100); do
 		ip netns exec "$NS-b" ss -Hltn 'sport = :5201' | grep -q . && break
