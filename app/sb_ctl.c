@@ -14,6 +14,7 @@
 #include <rte_ring.h>
 
 #include "sb_ctl.h"
+#include "sb_port.h"
 #include "sb_sched.h"
 
 struct sb_ctl {
@@ -219,7 +220,7 @@ sb_ctl_port_admin(struct sb_ctl *ctl, unsigned int index, bool up, char *err, si
 	pthread_mutex_lock(&ctl->lock);
 	if (up) {
 		/* Start the device first: the lcore polls it as soon as it is marked up. */
-		ret = rte_eth_dev_start(port_id);
+		ret = sb_port_admin_start(port_id);
 		if (ret != 0) {
 			snprintf(err, err_len, "port %u: start failed: %s", index,
 				rte_strerror(-ret));
@@ -230,7 +231,7 @@ sb_ctl_port_admin(struct sb_ctl *ctl, unsigned int index, bool up, char *err, si
 		/* Stop polling it first, then stop the device. */
 		ret = post(ctl, &cmd);
 		if (ret == 0) {
-			ret = rte_eth_dev_stop(port_id);
+			ret = sb_port_admin_stop(port_id);
 			if (ret != 0)
 				snprintf(err, err_len, "port %u: stop failed: %s", index,
 					rte_strerror(-ret));

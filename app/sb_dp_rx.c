@@ -124,8 +124,10 @@ release_in_order(struct sb_dp *dp, uint64_t now)
 	}
 }
 
-unsigned int
-sb_dp_rx_ports(struct sb_dp *dp, uint64_t now)
+/* Read one burst from every started port. @return frames read; *full set when some port
+ * filled the burst (more may be waiting in its ring). */
+static unsigned int
+rx_round(struct sb_dp *dp, uint64_t now, bool *full)
 {
 	struct rte_mbuf *pkts[SB_BURST_MAX];
 	unsigned int i, j, n, total = 0;
@@ -138,6 +140,8 @@ sb_dp_rx_ports(struct sb_dp *dp, uint64_t now)
 		n = rte_eth_rx_burst(p->port_id, 0, pkts, dp->cfg->burst);
 		if (n == 0)
 			continue;
+		if (n == dp->cfg->burst)
+			*full = true;
 		dp->max_batch = RTE_MAX(dp->max_batch, n);
 		total += n;
 		dp->stats.rx += n;
@@ -149,6 +153,26 @@ sb_dp_rx_ports(struct sb_dp *dp, uint64_t now)
 			rx_one(dp, p, pkts[j], now);
 		}
 	}
+	return total;
+}
+
+unsigned int
+sb_dp_rx_ports(struct sb_dp *dp, uint64_t now)
+{
+	/* Enough rounds to empty rings of a few thousand frames. */
+	static const unsigned int max_rounds = 64;
+	unsigned int rounds = 0, total = 0;
+	bool full;
+
+	/*
+	 * Empty the rings before the windows judge gaps: after a stall (the lcore preempted,
+	 * a burst of arrivals) the frame that fills a gap may still sit in another port's
+	 * ring, and declaring the gap lost by timeout first would make it late.
+	 */
+	do {
+		full = false;
+		total += rx_round(dp, now, &full);
+	} while (full && ++rounds < max_rounds);
 	/* Drained every iteration, not only after arrivals: the gap timeout must fire even
 	 * when nothing comes in. */
 	release_in_order(dp, now);

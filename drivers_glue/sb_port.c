@@ -203,3 +203,32 @@ sb_port_link_up(uint16_t port_id)
 		return false;
 	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
 }
+
+/* af_packet's dev_stop closes its sockets and dev_start does not open them again, so a
+ * stopped af_packet port could never transmit again (and its tx path would wait forever
+ * on the closed socket once its ring filled). Such ports are only taken out of service by
+ * the datapath; the ethdev port keeps running. */
+static bool
+stop_is_final(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+
+	return rte_eth_dev_info_get(port_id, &info) == 0 &&
+		strcmp(info.driver_name, "net_af_packet") == 0;
+}
+
+int
+sb_port_admin_stop(uint16_t port_id)
+{
+	if (stop_is_final(port_id))
+		return 0;
+	return rte_eth_dev_stop(port_id);
+}
+
+int
+sb_port_admin_start(uint16_t port_id)
+{
+	if (stop_is_final(port_id))
+		return 0;
+	return rte_eth_dev_start(port_id);
+}

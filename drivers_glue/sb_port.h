@@ -46,6 +46,17 @@ int sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16
  */
 uint16_t sb_exception_max_mtu(int type);
 
+/**
+ * Stop or restart a member port for the operator (console `port stop|start`), after the
+ * datapath stopped using it / before it uses it again. NICs are stopped for real, so their
+ * peers see the link go down; af_packet ports, whose driver cannot restart after a stop,
+ * stay running and are only left unused by the datapath (peers notice by the missing
+ * hellos).
+ * @return 0 or the ethdev error (negative errno).
+ */
+int sb_port_admin_stop(uint16_t port_id);
+int sb_port_admin_start(uint16_t port_id);
+
 /** Stop and close a port and detach its device (reverse of probe + setup). */
 void sb_port_close(uint16_t port_id);
 

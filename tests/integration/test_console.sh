@@ -117,6 +117,14 @@ for ((i = 0; i < 50; i++)); do
 	sleep 0.1
 done
 ((i < 50)) || fail "path 1 did not come back after port start 1"
+# ... and carries traffic again.
+restarted=$(path_tx 1)
+sb_in b iperf3 -s -1 -D >/dev/null
+sb_wait_listen b 5201
+sb_in a iperf3 -c "$(sb_addr b)" -t 2 >/dev/null || fail "iperf3 after port start 1"
+after1=$(path_tx 1)
+info "after port start 1: path 1 tx $restarted -> $after1"
+((after1 > restarted + 1000)) || fail "port 1 carries nothing after port start 1"
 
 # Bad commands and values: one-line errors, state unchanged.
 out=$(console "set reorder timeout 0" "set reorder timeout abc" "set scheduler bogus" \
@@ -174,10 +182,16 @@ tmux new-session -d -s "sbtest-$$" -x 200 -y 50 \
 	--file-prefix $SB_NS-b2 -- --config $cfg_b -i 2>&1 | tee $tlog"
 trap 'tmux kill-session -t "sbtest-$$" 2>/dev/null; sb_cleanup' EXIT
 for ((i = 0; i < 100; i++)); do
-	grep -q 'seqbond> ' "$tlog" 2>/dev/null && break
+	grep -q 'path 3 up' "$tlog" 2>/dev/null && break
 	sleep 0.1
 done
-((i < 100)) || fail "no 'seqbond> ' prompt"
+# Log lines from the datapath may have cut through the first prompt: ask for a fresh one.
+tmux send-keys -t "sbtest-$$" Enter
+for ((i = 0; i < 50; i++)); do
+	grep -q '^seqbond> ' "$tlog" 2>/dev/null && break
+	sleep 0.1
+done
+((i < 50)) || { cat "$tlog"; fail "no 'seqbond> ' prompt"; }
 sb_in b ip link set sb0 up
 sb_in b ip addr add "$(sb_addr b)/24" dev sb0
 sleep 1
