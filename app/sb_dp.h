@@ -146,6 +146,14 @@ unsigned int sb_dp_tx_exception(struct sb_dp *dp, uint64_t now);
 unsigned int sb_dp_flush(struct sb_dp *dp);
 void sb_dp_housekeeping(struct sb_dp *dp, uint64_t now);
 
+/**
+ * Call @p fn with the name and value of every counter in @p st (rx_err_<reason> included),
+ * in datapath order. The exit report and telemetry both list counters through this, so a
+ * new counter shows up in both.
+ */
+void sb_dp_stats_foreach(const struct sb_dp_stats *st,
+	void (*fn)(const char *name, uint64_t value, void *arg), void *arg);
+
 /** Queue @p m on @p q, or free it and count a drop. @return true if queued. */
 static inline bool
 sb_txq_put(struct sb_txq *q, struct rte_mbuf *m, uint64_t *drops)

@@ -11,6 +11,12 @@
 
 #define ROW(f, name, v) fprintf(f, "  %-28s %" PRIu64 "\n", name, (uint64_t)(v))
 
+static void
+print_row(const char *name, uint64_t v, void *arg)
+{
+	ROW((FILE *)arg, name, v);
+}
+
 void
 sb_report_print(FILE *f, const struct sb_dp *dp)
 {
@@ -19,45 +25,11 @@ sb_report_print(FILE *f, const struct sb_dp *dp)
 	unsigned int i, j;
 
 	fprintf(f, "seqbond counters (host %u)\n", dp->cfg->host_id);
-	fprintf(f, " exception -> ports\n");
-	ROW(f, "exc_rx", st->exc_rx);
-	ROW(f, "tx_data", st->tx_data);
-	ROW(f, "tx_data_bytes", st->tx_data_bytes);
-	ROW(f, "tx_unseq", st->tx_unseq);
-	ROW(f, "tx_hello", st->tx_hello);
-	ROW(f, "tx_no_peer", st->tx_no_peer);
-	ROW(f, "tx_no_path", st->tx_no_path);
-	ROW(f, "tx_too_big", st->tx_too_big);
-	ROW(f, "tx_backpressure", st->tx_backpressure);
-	ROW(f, "tx_queue_drop", st->tx_queue_drop);
-	ROW(f, "tx_nombuf", st->tx_nombuf);
-	/* Read from the kernel, waiting for a path at exit (freed by sb_dp_free()). */
+	sb_dp_stats_foreach(st, print_row, f);
+	/* Frames still waiting at exit (freed by sb_dp_free()): read from the kernel with
+	 * no path free, and released to the exception port but not yet accepted by it. */
 	ROW(f, "exc_pending", dp->n_pending - dp->pending_head);
-	fprintf(f, " ports -> exception\n");
-	ROW(f, "rx", st->rx);
-	ROW(f, "rx_data", st->rx_data);
-	ROW(f, "rx_unseq", st->rx_unseq);
-	ROW(f, "rx_hello", st->rx_hello);
-	ROW(f, "rx_foreign", st->rx_foreign);
-	for (i = SB_WIRE_E_TRUNCATED; i < SB_WIRE_E_MAX; i++) {
-		char name[40];
-
-		snprintf(name, sizeof(name), "rx_err_%s", sb_wire_err_str(i));
-		ROW(f, name, st->rx_err[i]);
-	}
-	ROW(f, "rx_unknown_peer", st->rx_unknown_peer);
-	ROW(f, "rx_hello_rejected", st->rx_hello_rejected);
-	ROW(f, "rx_late_dropped", st->rx_late_dropped);
-	ROW(f, "rx_late_delivered", st->rx_late_delivered);
-	ROW(f, "rx_duplicate", st->rx_duplicate);
-	ROW(f, "rx_out_of_range", st->rx_out_of_range);
-	ROW(f, "exc_tx", st->exc_tx);
-	ROW(f, "exc_tx_drop", st->exc_tx_drop);
-	ROW(f, "exc_too_big", st->exc_too_big);
-	/* Released to the exception port's queue, not yet accepted by it at exit. */
 	ROW(f, "exc_queued", dp->exc_txq.n);
-	ROW(f, "loops", st->loops);
-	ROW(f, "idle_sleeps", st->idle_sleeps);
 
 	for (i = 0; i < dp->n_ports; i++) {
 		const struct sb_dp_port *p = &dp->port[i];

@@ -62,19 +62,22 @@ peer_param(const struct sb_snapshot *s, const char *params)
 
 #define U64(d, st, f) rte_tel_data_add_dict_u64(d, #f, (st)->f)
 
+static void
+add_u64(const char *name, uint64_t v, void *arg)
+{
+	rte_tel_data_add_dict_u64(arg, name, v);
+}
+
 static int
 tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
 	struct sb_snapshot *s = take();
 	const struct sb_config *cfg;
-	const struct sb_dp_stats *st;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
-	unsigned int i;
 
 	if (s == NULL)
 		return -1;
 	cfg = sb_ctl_config(tel_ctl);
-	st = &s->stats;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host_id", cfg->host_id);
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)cfg->mac);
@@ -85,39 +88,7 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	rte_tel_data_add_dict_u64(d, "peers", s->peers.n_peers);
 	rte_tel_data_add_dict_u64(d, "reorder_timeout_us", s->reorder_timeout_us);
 	rte_tel_data_add_dict_u64(d, "hello_interval_ms", s->hello_interval_ms);
-	U64(d, st, exc_rx);
-	U64(d, st, tx_data);
-	U64(d, st, tx_data_bytes);
-	U64(d, st, tx_unseq);
-	U64(d, st, tx_hello);
-	U64(d, st, tx_no_peer);
-	U64(d, st, tx_no_path);
-	U64(d, st, tx_too_big);
-	U64(d, st, tx_backpressure);
-	U64(d, st, tx_queue_drop);
-	U64(d, st, tx_nombuf);
-	U64(d, st, rx);
-	U64(d, st, rx_data);
-	U64(d, st, rx_unseq);
-	U64(d, st, rx_hello);
-	U64(d, st, rx_foreign);
-	for (i = SB_WIRE_E_TRUNCATED; i < SB_WIRE_E_MAX; i++) {
-		char name[40];
-
-		snprintf(name, sizeof(name), "rx_err_%s", sb_wire_err_str(i));
-		rte_tel_data_add_dict_u64(d, name, st->rx_err[i]);
-	}
-	U64(d, st, rx_unknown_peer);
-	U64(d, st, rx_hello_rejected);
-	U64(d, st, rx_late_dropped);
-	U64(d, st, rx_late_delivered);
-	U64(d, st, rx_duplicate);
-	U64(d, st, rx_out_of_range);
-	U64(d, st, exc_tx);
-	U64(d, st, exc_tx_drop);
-	U64(d, st, exc_too_big);
-	U64(d, st, loops);
-	U64(d, st, idle_sleeps);
+	sb_dp_stats_foreach(&s->stats, add_u64, d);
 	free(s);
 	return 0;
 }

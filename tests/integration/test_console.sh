@@ -180,7 +180,8 @@ tlog=$SB_WORK/tmux-b.log
 tmux new-session -d -s "sbtest-$$" -x 200 -y 50 \
 	"ip netns exec $SB_NS-b $SEQBOND_BIN -l 0,1 --main-lcore 1 --no-huge -m 512 --no-pci \
 	--file-prefix $SB_NS-b2 -- --config $cfg_b -i 2>&1 | tee $tlog"
-trap 'tmux kill-session -t "sbtest-$$" 2>/dev/null; sb_cleanup' EXIT
+# sb_cleanup reads the exit status from $?: hand it the test's, not tmux's.
+trap 'rc=$?; tmux kill-session -t "sbtest-$$" 2>/dev/null; (exit $rc); sb_cleanup' EXIT
 for ((i = 0; i < 100; i++)); do
 	grep -q 'path 3 up' "$tlog" 2>/dev/null && break
 	sleep 0.1
