@@ -13,10 +13,12 @@
  *    in order; any frame inserted beyond run_end waits behind a gap and counts as reordered.
  *    Tracking the run (rather than comparing with `next`) keeps a burst of in-order frames,
  *    inserted before the drain that advances `next`, counted as in order.
- *  - age: sequence numbers of held frames in arrival order (a FIFO of 2 * window entries,
- *    entries of frames already released are dropped lazily from its front). Arrival times
- *    are monotonic, so its front is the frame held longest; the timeout is applied to that
- *    frame, which bounds the hold of every frame (not only of the first one after a gap).
+ *  - age: sequence numbers of frames held behind a gap, in arrival order (frames that join
+ *    the run from next at insert are released by the next drain and never enter it; a
+ *    FIFO of 2 * window entries, entries of released frames dropped lazily from its front).
+ *    Arrival times are monotonic, so its front is the frame held longest; the timeout is
+ *    applied to that frame, which bounds the hold of every frame (not only of the first one
+ *    after a gap).
  *  - pend: frames released by a slide (a frame arriving >= window ahead) that insert cannot
  *    hand back; drain() returns them first, before anything in the ring.
  */
@@ -447,14 +449,16 @@ sb_reorder_insert(struct sb_reorder *r, unsigned int path, uint32_t seq, void *o
 	s->seq = seq;
 	s->arrival = now;
 	if (seq == r->run_end) {
+		/* In the run from next: the next drain releases it before judging any gap, so it
+		 * never waits behind one and needs no place in the age FIFO. */
 		s->waited = 0;
 		r->run_end++;
 		run_extend(r);
 	} else {
 		s->waited = 1;
+		age_push(r, seq);
 	}
 	r->held++;
-	age_push(r, seq);
 	path_saw(r, path, seq);
 
 	owned = r->held + pend_count(r);
@@ -506,8 +510,15 @@ skip_gap(struct sb_reorder *r, uint64_t now)
 	}
 
 	age_pop_stale(r);
-	oldest = slot_of(r, r->age[r->age_head & r->age_mask]);
-	if (waited_for(now, oldest->arrival) >= r->timeout) {
+	if (unlikely(r->age_head == r->age_tail)) {
+		/* Cannot happen: frames left behind a gap arrived out of the run, so they are in
+		 * the FIFO. Skip the gap rather than strand them if it ever does. */
+		RTE_ASSERT(0);
+		oldest = NULL;
+	} else {
+		oldest = slot_of(r, r->age[r->age_head & r->age_mask]);
+	}
+	if (oldest == NULL || waited_for(now, oldest->arrival) >= r->timeout) {
 		/* Skip only this gap; the loop in drain() comes back for later gaps while the
 		 * oldest frame (at or after the first held one) is still held. */
 		do {
