@@ -124,7 +124,7 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p)
 void
 sb_dp_housekeeping(struct sb_dp *dp, uint64_t now)
 {
-	static const uint64_t link_poll_ms = 50;
+	static const uint64_t link_poll_ms = 10;
 	struct sb_peer_event ev[16];
 	unsigned int i, n;
 
