@@ -69,7 +69,7 @@ stop_seqbond() {
 # bond_up MODE RATES MTU: dpdk-testpmd in each host namespace, io forwarding between a TAP
 # (bn0, 10.96.0.k/24) and a net_bonding device over af_packet members on the testbed veths.
 bond_up() {
-	local mode=$1 rates=$2 mtu=$3 n k x X i dev bond eal tap pm
+	local mode=$1 rates=$2 mtu=$3 n k x X i dev bond eal tap pm mb
 	n=$(tr ',' '\n' <<<"$rates" | wc -l)
 	for k in 1 2; do
 		x=$(echo ab | cut -c$k)
@@ -89,10 +89,14 @@ bond_up() {
 		eal+=(--vdev "$tap" --vdev "$bond")
 		# ports: members 0..n-1, tap n, bond n+1; forward only between the last two.
 		pm=$(printf '0x%x' $(((1 << n) | (1 << (n + 1)))))
+		# jumbo af_packet frames (framesz above) must fit in one mbuf, or port 0 refuses
+		# its rx queue; the default data room is 2048 bytes
+		mb=()
+		((mtu <= 1500)) || mb=(--mbuf-size=10400)
 		# nice 19: testpmd polls without pause; on 2 cores two busy pollers at normal
 		# priority would starve the kernel (tbf, veth, iperf3) that this test measures.
 		ip netns exec "$NS-$x" nice -n 19 dpdk-testpmd "${eal[@]}" -- --forward-mode=io \
-			--portmask="$pm" --nb-cores=1 --stats-period=3600 --total-num-mbufs=16384 \
+			--portmask="$pm" --nb-cores=1 --stats-period=3600 --total-num-mbufs=16384 "${mb[@]}" \
 			>"$TMP/testpmd-$x.log" 2>&1 </dev/null &
 		TPMD_PIDS+=($!)
 	done
