@@ -480,7 +480,8 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick):
              "every piece once, cheaply (CI; < 3 min)\n```\n")
     L.append("`bench/run --only macro|failover|micro`, `--mtu 1500`, `--dir ab` restrict a run; "
              "results accumulate per run in `bench/results/` (the previous run's files are "
-             "replaced). Every throughput measurement holds `flock /tmp/seqbond-net.lock`.\n")
+             "replaced, or kept and added to with `--append`; `--systems`, `--links-sets` "
+             "narrow it further). Every throughput measurement holds `flock /tmp/seqbond-net.lock`.\n")
     notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "NOTES.md")
     if not quick and os.path.exists(notes):
         L.append(open(notes).read().rstrip("\n") + "\n")
