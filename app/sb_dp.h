@@ -140,7 +140,7 @@ void sb_dp_free(struct sb_dp *dp);
 int sb_dp_lcore_main(void *arg);
 
 /* Stages of one loop iteration (sb_dp_rx.c, sb_dp_tx.c, sb_dp_ctl.c). Each returns the
- * number of frames it handled, so the loop knows when it is idle. */
+ * number of frames it handled (for harnesses); the loop's nap decision uses max_batch. */
 unsigned int sb_dp_rx_ports(struct sb_dp *dp, uint64_t now);
 unsigned int sb_dp_tx_exception(struct sb_dp *dp, uint64_t now);
 unsigned int sb_dp_flush(struct sb_dp *dp);

@@ -24,14 +24,17 @@ sb_telemetry_unregister(void)
 	__atomic_store_n(&tel_ctl, NULL, __ATOMIC_RELEASE);
 }
 
+/* Snapshot through the back end; *ctlp gets the back end it came from (it may be unset
+ * by sb_telemetry_unregister() meanwhile, so callers use this copy). */
 static struct sb_snapshot *
-take(void)
+take(struct sb_ctl **ctlp)
 {
 	struct sb_ctl *ctl = __atomic_load_n(&tel_ctl, __ATOMIC_ACQUIRE);
 	struct sb_snapshot *s;
 
 	if (ctl == NULL)
 		return NULL;
+	*ctlp = ctl;
 	s = malloc(sizeof(*s));
 
 	if (s != NULL && sb_ctl_snapshot(ctl, s) != 0) {
@@ -71,13 +74,14 @@ add_u64(const char *name, uint64_t v, void *arg)
 static int
 tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
-	struct sb_snapshot *s = take();
+	struct sb_ctl *ctl;
+	struct sb_snapshot *s = take(&ctl);
 	const struct sb_config *cfg;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 	if (s == NULL)
 		return -1;
-	cfg = sb_ctl_config(tel_ctl);
+	cfg = sb_ctl_config(ctl);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host_id", cfg->host_id);
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)cfg->mac);
@@ -96,7 +100,8 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 static int
 tel_peers(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	struct sb_snapshot *s = take();
+	struct sb_ctl *ctl;
+	struct sb_snapshot *s = take(&ctl);
 	int only;
 	unsigned int i;
 
@@ -133,7 +138,8 @@ tel_peers(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 static int
 tel_paths(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	struct sb_snapshot *s = take();
+	struct sb_ctl *ctl;
+	struct sb_snapshot *s = take(&ctl);
 	int only;
 	unsigned int i, j;
 
@@ -182,7 +188,8 @@ tel_paths(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 static int
 tel_reorder(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	struct sb_snapshot *s = take();
+	struct sb_ctl *ctl;
+	struct sb_snapshot *s = take(&ctl);
 	int only;
 	unsigned int i;
 
