@@ -6,6 +6,21 @@
 # Output lines starting with '#' are information; 'FAIL:' and 'SKIP:' say why a test stopped.
 set -euo pipefail
 
+# One emulated network at a time on this machine: the tests measure throughput on 2 cores, and
+# two at once (another engineer's run, a benchmark) would fail each other's ratios. The script
+# runs itself again under flock on the lock bench/run takes too; -o keeps the lock out of
+# everything the test starts, so a leftover daemon cannot hold it.
+SB_NET_LOCK=${SEQBOND_NET_LOCK:-/tmp/seqbond-net.lock}
+if ((EUID == 0)) && [[ -z ${SB_NET_LOCK_HELD:-} ]] && command -v flock >/dev/null; then
+	export SB_NET_LOCK_HELD=1
+	sb_lock_rc=0
+	flock -o -w "${SEQBOND_NET_LOCK_WAIT:-1800}" -E 75 "$SB_NET_LOCK" bash "$0" "$@" ||
+		sb_lock_rc=$?
+	((sb_lock_rc != 75)) ||
+		echo "FAIL: $(basename "$0"): $SB_NET_LOCK still held after ${SEQBOND_NET_LOCK_WAIT:-1800}s (see /proc/locks)" >&2
+	exit "$sb_lock_rc"
+fi
+
 SB_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SB_REPO_ROOT=$(cd "$SB_LIB_DIR/../.." && pwd)
 SB_TB=$SB_REPO_ROOT/tools/seqbond-testbed
