@@ -3,8 +3,12 @@
  * seqbond: stripe every flow over all member ports with a sequence shim, restore order at
  * the receiving host, hand the kernel one interface through the exception path.
  *
- * Start-up is staged and tear-down runs in reverse (STYLE.md 8): EAL -> config -> mempool
- * -> member ports -> exception port -> datapath state -> lcore launch.
+ * Start-up is one ordered table of steps and tear-down runs the same table backwards from
+ * the last step that came up (STYLE.md 8): config -> signals -> packet capture -> mempool
+ * -> member ports -> exception port -> datapath state -> control back end -> telemetry ->
+ * datapath lcore. So the lcore stops before anything it uses goes, telemetry is quiesced
+ * before the back end it calls is freed, and the mbuf count is checked once every port that
+ * could hold mbufs is closed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,10 +26,9 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
-
 #include <rte_pdump.h>
 
-#include "cli/sb_cli.h"
+#include "sb_cli.h"
 #include "sb_config.h"
 #include "sb_ctl.h"
 #include "sb_dp.h"
@@ -45,6 +48,323 @@ on_signal(int sig __rte_unused)
 	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 }
 
+/* Everything start-up creates; each step fills its part and its down() releases it. */
+struct app {
+	const char *config_file;
+	const char *cmdline_file;
+	bool interactive;
+	struct sb_config cfg;
+	struct rte_mempool *mp;
+	uint16_t port_ids[SB_MAX_PORTS];
+	unsigned int n_ports_up;	/* member ports set up so far */
+	uint16_t exc_port;		/* RTE_MAX_ETHPORTS until created */
+	uint16_t exc_mtu;
+	struct sb_dp *dp;
+	struct sb_ctl *ctl;
+	unsigned int worker;		/* datapath lcore, RTE_MAX_LCORE: runs on main */
+	bool launched;
+	bool leak;			/* mbufs missing at exit */
+};
+
+/* Mbufs needed: every rx and tx ring full, every reorder window full for a few peers,
+ * the software queues, plus slack for hellos and bursts in flight. */
+static unsigned int
+mempool_size(const struct sb_config *c)
+{
+	unsigned int n = c->n_ports * (c->rx_desc + c->tx_desc + 512);
+
+	n += 2 * (c->rx_desc + c->tx_desc) + 512;	/* exception port */
+	n += 2 * c->reorder_window + 4096;
+	return n;
+}
+
+/* One segment per frame keeps parsing simple. Jumbo sizes are rounded up with 1 KiB to
+ * spare because af_packet insists that its whole frame slot (framesz less its header) fits
+ * in one mbuf: framesz=10240 suits MTU 9000 (docs/config.md). */
+static uint16_t
+mbuf_data_room(const struct sb_config *c)
+{
+	uint16_t max_mtu = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->n_ports; i++)
+		max_mtu = RTE_MAX(max_mtu, c->port[i].mtu);
+	if (max_mtu <= RTE_ETHER_MTU)
+		return RTE_MBUF_DEFAULT_BUF_SIZE;
+	return RTE_PKTMBUF_HEADROOM +
+		RTE_ALIGN_CEIL(max_mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN, 1024) + 1024;
+}
+
+static int
+config_up(struct app *a)
+{
+	char err[512];
+	unsigned int i;
+
+	if (sb_config_load(&a->cfg, a->config_file, err, sizeof(err)) != 0) {
+		MAIN_LOG(ERR, "config error: %s", err);
+		return -EINVAL;
+	}
+	a->exc_mtu = a->cfg.exc_mtu;
+	if (a->exc_mtu == 0) {
+		a->exc_mtu = sb_exception_max_mtu(a->cfg.exc_type);
+		for (i = 0; i < a->cfg.n_ports; i++)
+			a->exc_mtu = RTE_MIN(a->exc_mtu, a->cfg.port[i].mtu - SB_WIRE_OVERHEAD);
+	} else if (a->exc_mtu > sb_exception_max_mtu(a->cfg.exc_type)) {
+		MAIN_LOG(ERR, "config error: %s: [exception] mtu = '%u': this exception path "
+			"type carries at most %u", a->cfg.file, a->exc_mtu,
+			sb_exception_max_mtu(a->cfg.exc_type));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+signals_up(struct app *a __rte_unused)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* No SA_RESTART: a signal must also end the console's blocking read. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return 0;
+}
+
+static int
+pdump_up(struct app *a __rte_unused)
+{
+	/* dpdk-dumpcap/dpdk-pdump attach as secondary processes and capture any port. Not
+	 * fatal: the appliance runs without capture. */
+	if (rte_pdump_init() != 0)
+		MAIN_LOG(WARNING, "packet capture unavailable: rte_pdump_init: %s",
+			rte_strerror(rte_errno));
+	return 0;
+}
+
+static void
+pdump_down(struct app *a __rte_unused)
+{
+	rte_pdump_uninit();
+}
+
+static int
+mempool_up(struct app *a)
+{
+	a->mp = rte_pktmbuf_pool_create("seqbond_mbufs", mempool_size(&a->cfg), 256, 0,
+		mbuf_data_room(&a->cfg), rte_socket_id());
+	if (a->mp == NULL) {
+		MAIN_LOG(ERR, "cannot create mempool of %u mbufs: %s", mempool_size(&a->cfg),
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+static void
+mempool_down(struct app *a)
+{
+	if (a->mp == NULL)
+		return;
+	if (rte_mempool_avail_count(a->mp) != a->mp->size) {
+		MAIN_LOG(ERR, "mbuf leak: %u of %u mbufs back in the pool",
+			rte_mempool_avail_count(a->mp), a->mp->size);
+		a->leak = true;
+	} else {
+		MAIN_LOG(INFO, "all %u mbufs back in the pool", a->mp->size);
+	}
+	rte_mempool_free(a->mp);
+}
+
+static int
+ports_up(struct app *a)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < a->cfg.n_ports; i++) {
+		ret = sb_port_probe(a->cfg.port[i].devargs, &a->port_ids[i]);
+		if (ret == 0)
+			ret = sb_port_setup(a->port_ids[i], a->cfg.port[i].mtu, a->mp,
+				a->cfg.rx_desc, a->cfg.tx_desc, true);
+		if (ret != 0) {
+			MAIN_LOG(ERR, "%s: [port%u] device = '%s': cannot bring up: %s",
+				a->cfg.file, i, a->cfg.port[i].devargs, rte_strerror(-ret));
+			return ret;
+		}
+		a->n_ports_up++;
+	}
+	return 0;
+}
+
+static void
+ports_down(struct app *a)
+{
+	while (a->n_ports_up > 0)
+		sb_port_close(a->port_ids[--a->n_ports_up]);
+}
+
+static int
+exception_up(struct app *a)
+{
+	int ret = sb_exception_create(a->cfg.exc_type, a->cfg.exc_name, a->cfg.mac,
+		&a->exc_port);
+
+	if (ret == 0)
+		ret = sb_port_setup(a->exc_port, a->exc_mtu, a->mp, a->cfg.rx_desc, a->cfg.tx_desc,
+			false);
+	if (ret != 0)
+		MAIN_LOG(ERR, "%s: [exception] name = '%s': cannot create the exception path: %s",
+			a->cfg.file, a->cfg.exc_name, rte_strerror(-ret));
+	return ret;
+}
+
+static void
+exception_down(struct app *a)
+{
+	if (a->exc_port != RTE_MAX_ETHPORTS)
+		sb_port_close(a->exc_port);
+}
+
+static int
+datapath_up(struct app *a)
+{
+	const struct sb_config *c = &a->cfg;
+	struct sb_dp_conf dc;
+	unsigned int i;
+
+	sb_config_dp_conf(c, &dc);
+	dc.exc_port = a->exc_port;
+	dc.exc_mtu = a->exc_mtu;
+	dc.mp = a->mp;
+	for (i = 0; i < c->n_ports; i++)
+		dc.port[i].port_id = a->port_ids[i];
+	a->dp = sb_dp_create(&dc, &stop);
+	if (a->dp == NULL) {
+		MAIN_LOG(ERR, "cannot create datapath state: %s", rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u, scheduler %s", c->host_id,
+		c->n_ports, c->exc_name, a->exc_mtu, c->scheduler);
+	return 0;
+}
+
+static void
+datapath_down(struct app *a)
+{
+	static struct sb_snapshot snap;	/* large; main only */
+
+	if (a->dp == NULL)
+		return;
+	/* The lcore has returned (the launch step is torn down first): read it directly. */
+	MAIN_LOG(INFO, "stopping");
+	sb_dp_snapshot(a->dp, &snap, rte_rdtsc());
+	sb_report_print(stdout, &snap);
+	sb_dp_free(a->dp);
+}
+
+static int
+control_up(struct app *a)
+{
+	a->ctl = sb_ctl_create(&a->cfg, a->dp, a->port_ids, a->exc_port);
+	if (a->ctl == NULL) {
+		MAIN_LOG(ERR, "cannot create the control back end: %s", rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+static void
+control_down(struct app *a)
+{
+	sb_ctl_free(a->ctl);
+}
+
+static int
+telemetry_up(struct app *a)
+{
+	if (sb_telemetry_register(a->ctl) != 0)
+		MAIN_LOG(WARNING, "telemetry endpoints /seqbond/... not registered");
+	return 0;
+}
+
+static void
+telemetry_down(struct app *a __rte_unused)
+{
+	/* Waits for calls in flight: none may use the back end once it is freed. */
+	sb_telemetry_unregister();
+}
+
+static int
+lcore_up(struct app *a)
+{
+	int ret;
+
+	a->worker = rte_get_next_lcore(-1, 1, 0);
+	if (a->worker >= RTE_MAX_LCORE)
+		return 0;	/* one lcore: the datapath runs on main (run phase) */
+	ret = rte_eal_remote_launch(sb_dp_lcore_main, a->dp, a->worker);
+	if (ret != 0) {
+		MAIN_LOG(ERR, "cannot launch the datapath on lcore %u: %s", a->worker,
+			rte_strerror(-ret));
+		return ret;
+	}
+	a->launched = true;
+	return 0;
+}
+
+static void
+lcore_down(struct app *a)
+{
+	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+	if (a->launched)
+		rte_eal_mp_wait_lcore();
+}
+
+static const struct step {
+	const char *name;
+	int (*up)(struct app *a);	/* 0 or -errno, having logged why */
+	void (*down)(struct app *a);	/* undoes what up() did, even a failed up(); NULL:
+					 * nothing to undo */
+} steps[] = {
+	{ "config", config_up, NULL },
+	{ "signals", signals_up, NULL },
+	{ "packet capture", pdump_up, pdump_down },
+	{ "mempool", mempool_up, mempool_down },
+	{ "member ports", ports_up, ports_down },
+	{ "exception path", exception_up, exception_down },
+	{ "datapath", datapath_up, datapath_down },
+	{ "control", control_up, control_down },
+	{ "telemetry", telemetry_up, telemetry_down },
+	{ "datapath lcore", lcore_up, lcore_down },
+};
+
+/* Between start-up and tear-down: the console or a wait for a signal. */
+static void
+run(struct app *a)
+{
+	int ret;
+
+	if (!a->launched) {
+		if (a->interactive || a->cmdline_file != NULL)
+			MAIN_LOG(WARNING, "one lcore only: no console (give EAL -l two lcores)");
+		sb_dp_lcore_main(a->dp);
+		return;
+	}
+	if (a->cmdline_file != NULL && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		ret = sb_cli_run(a->ctl, a->cmdline_file);
+		if (ret < 0)
+			MAIN_LOG(ERR, "--cmdline-file %s: %s", a->cmdline_file, strerror(-ret));
+		else if (ret == 1)
+			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+	}
+	if (a->interactive && !__atomic_load_n(&stop, __ATOMIC_RELAXED))
+		sb_cli_run(a->ctl, NULL);
+	else
+		while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			usleep(100 * 1000);
+}
+
 static void
 usage(const char *prog)
 {
@@ -54,30 +374,6 @@ usage(const char *prog)
 		"  --cmdline-file FILE  run console commands from FILE at start\n"
 		"  --help               this text\n"
 		"Without -i seqbond runs until SIGINT or SIGTERM.\n", prog);
-}
-
-/* Mbufs needed: every rx and tx ring full, every reorder window full for a few peers,
- * the software queues, plus slack for hellos and bursts in flight. */
-static unsigned int
-mempool_size(const struct sb_config *c)
-{
-	unsigned int n = c->n_ports * (c->rx_desc + c->tx_desc + SB_TXQ_CAP);
-
-	n += 2 * (c->rx_desc + c->tx_desc) + SB_TXQ_CAP;	/* exception port */
-	n += 2 * c->reorder_window + 4096;
-	return n;
-}
-
-/* One segment per frame keeps parsing simple. Jumbo sizes are rounded up with 1 KiB to
- * spare because af_packet insists that its whole frame slot (framesz less its header) fits
- * in one mbuf: framesz=10240 suits MTU 9000 (docs/config.md). */
-static uint16_t
-mbuf_data_room(uint16_t max_mtu)
-{
-	if (max_mtu <= RTE_ETHER_MTU)
-		return RTE_MBUF_DEFAULT_BUF_SIZE;
-	return RTE_PKTMBUF_HEADROOM +
-		RTE_ALIGN_CEIL(max_mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN, 1024) + 1024;
 }
 
 int
@@ -90,17 +386,8 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct sb_config cfg;
-	uint16_t port_ids[SB_MAX_PORTS], exc_port = RTE_MAX_ETHPORTS;
-	const char *config_file = NULL, *cmdline_file = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct rte_mempool *mp;
-	struct sb_ctl *ctl = NULL;
-	struct sb_dp *dp;
-	bool interactive = false;
-	char err[512];
-	unsigned int i, n_setup = 0, worker;
-	uint16_t max_mtu = 0, exc_mtu;
+	static struct app a = { .exc_port = RTE_MAX_ETHPORTS, .worker = RTE_MAX_LCORE };
+	unsigned int n_up = 0;
 	int ret, opt, status = EXIT_SUCCESS;
 
 	ret = rte_eal_init(argc, argv);
@@ -112,13 +399,13 @@ main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hi", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			config_file = optarg;
+			a.config_file = optarg;
 			break;
 		case 'i':
-			interactive = true;
+			a.interactive = true;
 			break;
 		case 'f':
-			cmdline_file = optarg;
+			a.cmdline_file = optarg;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -131,133 +418,24 @@ main(int argc, char **argv)
 	}
 	if (optind < argc)
 		rte_exit(EXIT_FAILURE, "unexpected argument '%s' (see --help)\n", argv[optind]);
-	if (config_file == NULL)
+	if (a.config_file == NULL)
 		rte_exit(EXIT_FAILURE, "--config FILE is required (see --help)\n");
 
-	ret = sb_config_load(&cfg, config_file, err, sizeof(err));
-	if (ret != 0)
-		rte_exit(EXIT_FAILURE, "config error: %s\n", err);
-
-	/* No SA_RESTART: a signal must also end the console's blocking read. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	/* dpdk-dumpcap/dpdk-pdump attach as secondary processes and capture any port. */
-	ret = rte_pdump_init();
-	if (ret != 0)
-		MAIN_LOG(WARNING, "packet capture unavailable: rte_pdump_init: %s",
-			rte_strerror(rte_errno));
-
-	for (i = 0; i < cfg.n_ports; i++)
-		max_mtu = RTE_MAX(max_mtu, cfg.port[i].mtu);
-	exc_mtu = cfg.exc_mtu;
-	if (exc_mtu == 0) {
-		exc_mtu = sb_exception_max_mtu(cfg.exc_type);
-		for (i = 0; i < cfg.n_ports; i++)
-			exc_mtu = RTE_MIN(exc_mtu, cfg.port[i].mtu - SB_WIRE_OVERHEAD);
-	} else if (exc_mtu > sb_exception_max_mtu(cfg.exc_type)) {
-		rte_exit(EXIT_FAILURE, "config error: %s: [exception] mtu = '%u': this exception "
-			"path type carries at most %u\n", cfg.file, exc_mtu,
-			sb_exception_max_mtu(cfg.exc_type));
-	}
-	mp = rte_pktmbuf_pool_create("seqbond_mbufs", mempool_size(&cfg), 256, 0,
-		mbuf_data_room(max_mtu), rte_socket_id());
-	if (mp == NULL)
-		rte_exit(EXIT_FAILURE, "cannot create mempool of %u mbufs: %s\n",
-			mempool_size(&cfg), rte_strerror(rte_errno));
-
-	for (i = 0; i < cfg.n_ports; i++) {
-		ret = sb_port_probe(cfg.port[i].devargs, &port_ids[i]);
-		if (ret == 0)
-			ret = sb_port_setup(port_ids[i], cfg.port[i].mtu, mp, cfg.rx_desc,
-				cfg.tx_desc, true);
-		if (ret != 0) {
-			MAIN_LOG(ERR, "%s: [port%u] device = '%s': cannot bring up: %s",
-				cfg.file, i, cfg.port[i].devargs, rte_strerror(-ret));
+	/* A step that fails is torn down too: down() undoes whatever up() got done. */
+	while (n_up < RTE_DIM(steps)) {
+		if (steps[n_up++].up(&a) != 0) {
+			MAIN_LOG(ERR, "start-up failed at step '%s'", steps[n_up - 1].name);
 			status = EXIT_FAILURE;
-			goto teardown;
+			break;
 		}
-		n_setup++;
 	}
-	ret = sb_exception_create(cfg.exc_type, cfg.exc_name, cfg.mac, &exc_port);
-	if (ret == 0)
-		ret = sb_port_setup(exc_port, exc_mtu, mp, cfg.rx_desc, cfg.tx_desc, false);
-	if (ret != 0) {
-		MAIN_LOG(ERR, "%s: [exception] name = '%s': cannot create the exception path: %s",
-			cfg.file, cfg.exc_name, rte_strerror(-ret));
+	if (status == EXIT_SUCCESS)
+		run(&a);
+	while (n_up > 0)
+		if (steps[--n_up].down != NULL)
+			steps[n_up].down(&a);
+	if (a.leak)
 		status = EXIT_FAILURE;
-		goto teardown;
-	}
-
-	dp = sb_dp_create(&cfg, mp, port_ids, exc_port, exc_mtu, &stop);
-	if (dp == NULL) {
-		MAIN_LOG(ERR, "cannot create datapath state: %s", rte_strerror(rte_errno));
-		status = EXIT_FAILURE;
-		goto teardown;
-	}
-	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u, scheduler %s", cfg.host_id,
-		cfg.n_ports, cfg.exc_name, exc_mtu, cfg.scheduler);
-
-	ctl = sb_ctl_create(&cfg, dp, port_ids, exc_port);
-	if (ctl == NULL) {
-		MAIN_LOG(ERR, "cannot create the control back end: %s", rte_strerror(rte_errno));
-		sb_dp_free(dp);
-		status = EXIT_FAILURE;
-		goto teardown;
-	}
-	if (sb_telemetry_register(ctl) != 0)
-		MAIN_LOG(WARNING, "telemetry endpoints /seqbond/... not registered");
-
-	worker = rte_get_next_lcore(-1, 1, 0);
-	if (worker >= RTE_MAX_LCORE) {
-		/* A single lcore: the datapath runs here until a signal stops it. */
-		if (interactive || cmdline_file != NULL)
-			MAIN_LOG(WARNING, "one lcore only: no console (give EAL -l two lcores)");
-		sb_dp_lcore_main(dp);
-	} else {
-		ret = rte_eal_remote_launch(sb_dp_lcore_main, dp, worker);
-		if (ret != 0) {
-			MAIN_LOG(ERR, "cannot launch the datapath on lcore %u: %s", worker,
-				rte_strerror(-ret));
-			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
-			status = EXIT_FAILURE;
-		}
-		if (cmdline_file != NULL && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-			ret = sb_cli_run(ctl, cmdline_file);
-			if (ret < 0)
-				MAIN_LOG(ERR, "--cmdline-file %s: %s", cmdline_file, strerror(-ret));
-			else if (ret == 1)
-				__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
-		}
-		if (interactive && !__atomic_load_n(&stop, __ATOMIC_RELAXED))
-			sb_cli_run(ctl, NULL);
-		else
-			while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
-				usleep(100 * 1000);
-		__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
-		rte_eal_mp_wait_lcore();
-	}
-	sb_telemetry_unregister();
-	MAIN_LOG(INFO, "stopping");
-	sb_report_print(stdout, dp);
-	sb_ctl_free(ctl);
-	sb_dp_free(dp);
-
-teardown:
-	if (exc_port != RTE_MAX_ETHPORTS)
-		sb_port_close(exc_port);
-	while (n_setup > 0)
-		sb_port_close(port_ids[--n_setup]);
-	if (rte_mempool_avail_count(mp) != mp->size) {
-		MAIN_LOG(ERR, "mbuf leak: %u of %u mbufs back in the pool",
-			rte_mempool_avail_count(mp), mp->size);
-		status = EXIT_FAILURE;
-	} else {
-		MAIN_LOG(INFO, "all %u mbufs back in the pool", mp->size);
-	}
-	rte_mempool_free(mp);
-	rte_pdump_uninit();
 	rte_eal_cleanup();
 	return status;
 }

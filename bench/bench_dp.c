@@ -36,7 +36,7 @@
 #include <rte_ring.h>
 
 #include "sb_config.h"
-#include "sb_dp.h"
+#include "sb_dp_int.h"
 #include "sb_port.h"
 
 #define MAX_LINKS 8
@@ -96,6 +96,7 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 	struct rte_ring **tx, struct rte_ring **rx, struct rte_mempool *mp)
 {
 	uint8_t mac[RTE_ETHER_ADDR_LEN] = { 0x02, 0x53, 0x42, 0, 0, 0 };
+	struct sb_dp_conf dc;
 	unsigned int i;
 
 	sb_config_defaults(&h->cfg);
@@ -121,7 +122,13 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 	h->exc_out = ring(k == 1 ? "bn_a_exc_out" : "bn_b_exc_out", 0);
 	h->exc = ring_port(k == 1 ? "bn_a_exc%u" : "bn_b_exc%u", 0, h->exc_in, h->exc_out, mp,
 		1490, h->cfg.mac);
-	h->dp = sb_dp_create(&h->cfg, mp, h->port, h->exc, 1490, &stop);
+	sb_config_dp_conf(&h->cfg, &dc);
+	for (i = 0; i < links; i++)
+		dc.port[i].port_id = h->port[i];
+	dc.exc_port = h->exc;
+	dc.exc_mtu = 1490;
+	dc.mp = mp;
+	h->dp = sb_dp_create(&dc, &stop);
 	if (h->dp == NULL)
 		rte_exit(EXIT_FAILURE, "sb_dp_create: %s\n", rte_strerror(rte_errno));
 }

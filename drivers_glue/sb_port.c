@@ -19,24 +19,53 @@ static int sb_port_probe_dev(const char *devargs, uint16_t *port_id);
 	rte_log(RTE_LOG_ ## level, sb_port_logtype, "seqbond.port: " fmt "\n", ##__VA_ARGS__)
 
 /*
- * Kernel interface behind a port (af_packet, af_xdp, tap: the "iface=" devarg). Control
- * state, written at probe. Used to set the MTU where the driver's ethdev limits are too
- * tight, and for carrier where the driver's link status does not follow the kernel's
- * (af_packet and af_xdp report "up" forever).
+ * What seqbond has to know about a driver beyond ethdev: one table, looked up once when a
+ * port is probed, instead of driver-name comparisons wherever a quirk matters.
  */
+struct driver_quirks {
+	const char *prefix;		/* driver (devargs) name prefix */
+	bool kernel_carrier;		/* link status never changes: ask the kernel interface */
+	bool kernel_mtu;		/* ethdev MTU limits too tight: set it on the kernel side */
+	bool stop_is_final;		/* dev_stop cannot be undone by dev_start */
+};
+
+static const struct driver_quirks quirks_table[] = {
+	/* af_packet: reports "up" forever; advertises a 1518-byte frame limit yet carries
+	 * what its kernel interface's MTU and framesz allow; dev_stop closes its sockets and
+	 * dev_start does not open them again. */
+	{ .prefix = "net_af_packet", .kernel_carrier = true, .kernel_mtu = true, .stop_is_final = true },
+	/* af_xdp: reports "up" forever. */
+	{ .prefix = "net_af_xdp", .kernel_carrier = true },
+};
+
+static const struct driver_quirks no_quirks = { .prefix = "" };
+
+/*
+ * Per port: its quirks and the kernel interface behind it (af_packet, af_xdp, tap: the
+ * "iface=" devarg). Control state, written at probe.
+ */
+static const struct driver_quirks *port_quirks[RTE_MAX_ETHPORTS];
 static char port_ifname[RTE_MAX_ETHPORTS][IF_NAMESIZE];
-static bool port_kernel_carrier[RTE_MAX_ETHPORTS];
 static int ifreq_sock = -1;
 
+static const struct driver_quirks *
+quirks_of(uint16_t port_id)
+{
+	return port_quirks[port_id] != NULL ? port_quirks[port_id] : &no_quirks;
+}
+
 static void
-remember_ifname(uint16_t port_id, const char *devargs)
+remember_port(uint16_t port_id, const char *devargs)
 {
 	const char *p;
+	unsigned int i;
 	size_t n;
 
+	port_quirks[port_id] = &no_quirks;
+	for (i = 0; i < RTE_DIM(quirks_table); i++)
+		if (strncmp(devargs, quirks_table[i].prefix, strlen(quirks_table[i].prefix)) == 0)
+			port_quirks[port_id] = &quirks_table[i];
 	port_ifname[port_id][0] = '\0';
-	port_kernel_carrier[port_id] = strncmp(devargs, "net_af_packet", 13) == 0 ||
-		strncmp(devargs, "net_af_xdp", 10) == 0;
 	p = strstr(devargs, "iface=");
 	if (p == NULL)
 		return;
@@ -72,7 +101,7 @@ sb_port_probe(const char *devargs, uint16_t *port_id)
 	int ret = sb_port_probe_dev(devargs, port_id);
 
 	if (ret == 0)
-		remember_ifname(*port_id, devargs);
+		remember_port(*port_id, devargs);
 	return ret;
 }
 
@@ -132,9 +161,7 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 		return ret;
 	}
 	ret = rte_eth_dev_set_mtu(port_id, mtu);
-	if (ret == -EINVAL && strcmp(info.driver_name, "net_af_packet") == 0) {
-		/* af_packet advertises a 1518-byte frame limit to ethdev yet carries whatever
-		 * its kernel interface's MTU and its framesz devarg allow: set it there. */
+	if (ret == -EINVAL && quirks_of(port_id)->kernel_mtu) {
 		ret = kernel_set_mtu(port_id, mtu);
 		if (ret == 0)
 			PORT_LOG(INFO, "port %u: MTU %u set on kernel interface %s", port_id, mtu,
@@ -194,7 +221,8 @@ sb_port_link_up(uint16_t port_id)
 
 	if (rte_eth_link_get_nowait(port_id, &link) != 0 || link.link_status != RTE_ETH_LINK_UP)
 		return false;
-	if (!port_kernel_carrier[port_id] || port_ifname[port_id][0] == '\0' || ifreq_sock < 0)
+	if (!quirks_of(port_id)->kernel_carrier || port_ifname[port_id][0] == '\0' ||
+			ifreq_sock < 0)
 		return true;
 	/* The kernel interface must be up and have carrier (IFF_RUNNING). */
 	memset(&ifr, 0, sizeof(ifr));
@@ -204,17 +232,14 @@ sb_port_link_up(uint16_t port_id)
 	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
 }
 
-/* af_packet's dev_stop closes its sockets and dev_start does not open them again, so a
- * stopped af_packet port could never transmit again (and its tx path would wait forever
- * on the closed socket once its ring filled). Such ports are only taken out of service by
- * the datapath; the ethdev port keeps running. */
+/* A driver whose stop is final (af_packet) would never transmit again after a console
+ * `port stop` (its tx path would even wait forever on the closed socket once its ring
+ * filled): such ports are only taken out of service by the datapath; the ethdev port keeps
+ * running. */
 static bool
 stop_is_final(uint16_t port_id)
 {
-	struct rte_eth_dev_info info;
-
-	return rte_eth_dev_info_get(port_id, &info) == 0 &&
-		strcmp(info.driver_name, "net_af_packet") == 0;
+	return quirks_of(port_id)->stop_is_final;
 }
 
 int

@@ -9,6 +9,9 @@
 
 #include "sb_cli.h"
 
+/* The running configuration, copied for show/save (one console; large for a stack). */
+static struct sb_config cfg_buf;
+
 /* show config */
 struct cmd_show_config_result {
 	cmdline_fixed_string_t show, config;
@@ -28,7 +31,7 @@ cmd_show_config_parsed(void *res __rte_unused, struct cmdline *cl, void *data __
 		return;
 	}
 	close(fd);
-	ret = sb_config_save(sb_ctl_config(sb_cli_ctl), tmp);
+	ret = sb_config_save(sb_ctl_config(sb_cli_ctl, &cfg_buf), tmp);
 	f = ret == 0 ? fopen(tmp, "r") : NULL;
 	if (f == NULL) {
 		cmdline_printf(cl, "error: cannot render the config\n");
@@ -60,7 +63,7 @@ static void
 cmd_save_config_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 {
 	struct cmd_save_config_result *r = res;
-	int ret = sb_config_save(sb_ctl_config(sb_cli_ctl), r->file);
+	int ret = sb_config_save(sb_ctl_config(sb_cli_ctl, &cfg_buf), r->file);
 
 	if (ret != 0)
 		cmdline_printf(cl, "error: cannot write '%s': %s\n", r->file,

@@ -103,13 +103,9 @@ show_paths(struct cmdline *cl, const struct sb_snapshot *s, int only)
 			"rx frames", "rx bytes", "hello loss", "last hello");
 		for (j = 0; j < p->n_paths; j++) {
 			const struct sb_path *path = &p->path[j];
-			const struct sb_snap_port *port = &s->port[path->local_port];
-			uint64_t rate = port->rate_bps;
+			uint64_t rate = sp->path_rate_bps[j];
 			char loss[16], age[32];
 
-			if (path->remote_rate_kbps != 0 &&
-					(uint64_t)path->remote_rate_kbps * 1000 < rate)
-				rate = (uint64_t)path->remote_rate_kbps * 1000;
 			hello_loss(loss, sizeof(loss), s, p, path);
 			hello_age(age, sizeof(age), s, path);
 			cmdline_printf(cl, "  %-4u %-5u %-6u %-5s %-9.3f %-12" PRIu64 " %-14" PRIu64
@@ -123,29 +119,24 @@ show_paths(struct cmdline *cl, const struct sb_snapshot *s, int only)
 }
 
 static void
+print_counter(const char *name, uint64_t value, void *arg)
+{
+	cmdline_printf(arg, "  %-16s %" PRIu64 "\n", name, value);
+}
+
+static void
 show_reorder(struct cmdline *cl, const struct sb_snapshot *s, int only)
 {
 	unsigned int i;
 
 	for (i = 0; i < s->peers.n_peers; i++) {
-		const struct sb_reorder_stats *r = &s->peer[i].reorder;
-
 		if (only >= 0 && (unsigned int)only != i)
 			continue;
 		cmdline_printf(cl, "peer %u reorder window (timeout %u us)\n",
 			s->peers.peer[i].host_id, s->reorder_timeout_us);
-		cmdline_printf(cl, "  in order          %" PRIu64 "\n", r->in_order);
-		cmdline_printf(cl, "  reordered         %" PRIu64 "\n", r->reordered);
-		cmdline_printf(cl, "  late              %" PRIu64 "\n", r->late);
-		cmdline_printf(cl, "  duplicate         %" PRIu64 "\n", r->duplicate);
-		cmdline_printf(cl, "  out of range      %" PRIu64 "\n", r->out_of_range);
-		cmdline_printf(cl, "  lost by rule      %" PRIu64 "\n", r->lost_rule);
-		cmdline_printf(cl, "  lost by timeout   %" PRIu64 "\n", r->lost_timeout);
-		cmdline_printf(cl, "  lost by slide     %" PRIu64 "\n", r->lost_slide);
-		cmdline_printf(cl, "  held now          %u (high-water mark %u)\n", r->occupancy,
-			r->occupancy_hwm);
-		cmdline_printf(cl, "  hold now          %.1f us (longest ever %.1f us)\n",
-			(double)s->peer[i].hold_now * 1e6 / s->hz, (double)r->hold_max * 1e6 / s->hz);
+		sb_reorder_stats_foreach(&s->peer[i].reorder, s->hz, print_counter, cl);
+		cmdline_printf(cl, "  %-16s %" PRIu64 "\n", "hold_now_us",
+			s->peer[i].hold_now * 1000000 / s->hz);
 	}
 }
 

@@ -16,7 +16,7 @@
 static int
 check_port(struct cmdline *cl, uint16_t index)
 {
-	unsigned int n = sb_ctl_config(sb_cli_ctl)->n_ports;
+	unsigned int n = sb_ctl_n_ports(sb_cli_ctl);
 
 	if (index >= n) {
 		cmdline_printf(cl, "error: no port %u (ports 0..%u)\n", index, n - 1);
@@ -28,7 +28,8 @@ check_port(struct cmdline *cl, uint16_t index)
 static void
 port_info(struct cmdline *cl, const struct sb_snapshot *s, unsigned int i)
 {
-	const struct sb_config *cfg = sb_ctl_config(sb_cli_ctl);
+	static struct sb_config cfg_buf;	/* one console; large for a stack */
+	const struct sb_config *cfg = sb_ctl_config(sb_cli_ctl, &cfg_buf);
 	const struct sb_snap_port *p = &s->port[i];
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;

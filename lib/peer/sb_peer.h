@@ -92,6 +92,21 @@ struct sb_peer_table {
 };
 
 /**
+ * Effective rate of a path: the smaller of our port's rate and the rate the peer announces
+ * for its end (0 there means unknown: ours alone). The one definition the scheduler, the
+ * console, telemetry and the exit report use.
+ * @param local_rate_bps  Our port's rate, bit/s.
+ * @return bit/s.
+ */
+static inline uint64_t
+sb_path_rate_bps(const struct sb_path *path, uint64_t local_rate_bps)
+{
+	uint64_t remote = (uint64_t)path->remote_rate_kbps * 1000;
+
+	return remote != 0 && remote < local_rate_bps ? remote : local_rate_bps;
+}
+
+/**
  * Initialise an empty table.
  * @param host_id   Our host id (non-zero).
  * @param dead_mult Missed hello intervals before a path goes down (>= 2).

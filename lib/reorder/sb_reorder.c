@@ -559,6 +559,24 @@ sb_reorder_stats_get(const struct sb_reorder *r, struct sb_reorder_stats *st)
 	st->occupancy = r->held + pend_count(r);
 }
 
+void
+sb_reorder_stats_foreach(const struct sb_reorder_stats *st, uint64_t hz,
+	void (*fn)(const char *name, uint64_t value, void *arg), void *arg)
+{
+	fn("in_order", st->in_order, arg);
+	fn("reordered", st->reordered, arg);
+	fn("late", st->late, arg);
+	fn("duplicate", st->duplicate, arg);
+	fn("out_of_range", st->out_of_range, arg);
+	fn("bad_path", st->bad_path, arg);
+	fn("lost_rule", st->lost_rule, arg);
+	fn("lost_timeout", st->lost_timeout, arg);
+	fn("lost_slide", st->lost_slide, arg);
+	fn("occupancy", st->occupancy, arg);
+	fn("occupancy_hwm", st->occupancy_hwm, arg);
+	fn("hold_max_us", hz != 0 ? st->hold_max * 1000000 / hz : 0, arg);
+}
+
 uint64_t
 sb_reorder_hold_now(const struct sb_reorder *r, uint64_t now)
 {

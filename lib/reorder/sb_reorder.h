@@ -160,6 +160,15 @@ unsigned int sb_reorder_drain(struct sb_reorder *r, void **objs, unsigned int n,
 void sb_reorder_stats_get(const struct sb_reorder *r, struct sb_reorder_stats *st);
 
 /**
+ * Call @p fn with the name and value of every counter in @p st, in a fixed order: the one
+ * list the exit report, the console and telemetry print. hold_max is given in microseconds
+ * (as "hold_max_us").
+ * @param hz  Clock units per second of the window's clock (to convert hold_max).
+ */
+void sb_reorder_stats_foreach(const struct sb_reorder_stats *st, uint64_t hz,
+	void (*fn)(const char *name, uint64_t value, void *arg), void *arg);
+
+/**
  * @return how long the frame held longest has waited at @p now (clock units), 0 when the
  *   window holds nothing. Does not change the window.
  */

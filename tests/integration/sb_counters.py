@@ -55,7 +55,7 @@ def check(path):
     if c["rx"] != rx:
         errors.append("rx %d != sum of outcomes %d" % (c["rx"], rx))
     ro = sum(r.get(k, 0) for k in ("in_order", "reordered", "late", "duplicate",
-                                    "out_of_range", "held"))
+                                    "out_of_range", "occupancy"))
     if c["rx_data"] != ro:
         errors.append("rx_data %d != reorder outcomes + held %d (%s)" % (c["rx_data"], ro, r))
     up = r.get("in_order", 0) + r.get("reordered", 0) + c["rx_late_delivered"] + c["rx_unseq"]

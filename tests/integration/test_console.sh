@@ -89,7 +89,7 @@ tel_peer=$(telemetry /seqbond/peers)
 grep -q '"paths_up": 4' <<<"$tel_peer" || fail "telemetry /seqbond/peers: $tel_peer"
 tel_ro=$(telemetry /seqbond/reorder)
 out=$(console "show reorder 2")
-in_order=$(sed -nE 's/^  in order +([0-9]+)/\1/p' <<<"$out")
+in_order=$(sed -nE 's/^  in_order +([0-9]+)$/\1/p' <<<"$out")
 tel_in_order=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["/seqbond/reorder"]["2"]["in_order"])' "$tel_ro")
 info "reorder in_order: console $in_order, telemetry $tel_in_order"
 ((in_order == tel_in_order)) || fail "console and telemetry disagree on in_order"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ether.h>
 #include <rte_telemetry.h>
@@ -17,30 +18,46 @@
 #include "sb_telemetry.h"
 
 static struct sb_ctl *tel_ctl;
+/* Callbacks between take() and give_back(): unregister waits for them, so the back end is
+ * never freed under a telemetry call (DPDK 22.11 cannot unregister commands). */
+static unsigned int tel_inflight;
 
 void
 sb_telemetry_unregister(void)
 {
-	__atomic_store_n(&tel_ctl, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&tel_ctl, NULL, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&tel_inflight, __ATOMIC_SEQ_CST) != 0)
+		usleep(1000);
 }
 
-/* Snapshot through the back end; *ctlp gets the back end it came from (it may be unset
- * by sb_telemetry_unregister() meanwhile, so callers use this copy). */
+static void
+give_back(struct sb_snapshot *s)
+{
+	free(s);
+	__atomic_sub_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Snapshot through the back end; *ctlp gets the back end it came from. Every non-NULL
+ * return is paired with give_back(). The in-flight count goes up before the back end is
+ * read, so unregister either sees the call or the call sees NULL. */
 static struct sb_snapshot *
 take(struct sb_ctl **ctlp)
 {
-	struct sb_ctl *ctl = __atomic_load_n(&tel_ctl, __ATOMIC_ACQUIRE);
+	struct sb_ctl *ctl;
 	struct sb_snapshot *s;
 
-	if (ctl == NULL)
-		return NULL;
-	*ctlp = ctl;
-	s = malloc(sizeof(*s));
-
+	__atomic_add_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+	ctl = __atomic_load_n(&tel_ctl, __ATOMIC_SEQ_CST);
+	s = ctl != NULL ? malloc(sizeof(*s)) : NULL;
 	if (s != NULL && sb_ctl_snapshot(ctl, s) != 0) {
 		free(s);
 		s = NULL;
 	}
+	if (s == NULL) {
+		__atomic_sub_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+		return NULL;
+	}
+	*ctlp = ctl;
 	return s;
 }
 
@@ -63,8 +80,6 @@ peer_param(const struct sb_snapshot *s, const char *params)
 	return -2;
 }
 
-#define U64(d, st, f) rte_tel_data_add_dict_u64(d, #f, (st)->f)
-
 static void
 add_u64(const char *name, uint64_t v, void *arg)
 {
@@ -76,12 +91,18 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 {
 	struct sb_ctl *ctl;
 	struct sb_snapshot *s = take(&ctl);
-	const struct sb_config *cfg;
+	struct sb_config *cfg;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 	if (s == NULL)
 		return -1;
-	cfg = sb_ctl_config(ctl);
+	/* Telemetry serves each client on its own thread: no static buffers here. */
+	cfg = malloc(sizeof(*cfg));
+	if (cfg == NULL) {
+		give_back(s);
+		return -ENOMEM;
+	}
+	sb_ctl_config(ctl, cfg);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host_id", cfg->host_id);
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)cfg->mac);
@@ -93,7 +114,8 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	rte_tel_data_add_dict_u64(d, "reorder_timeout_us", s->reorder_timeout_us);
 	rte_tel_data_add_dict_u64(d, "hello_interval_ms", s->hello_interval_ms);
 	sb_dp_stats_foreach(&s->stats, add_u64, d);
-	free(s);
+	free(cfg);
+	give_back(s);
 	return 0;
 }
 
@@ -131,7 +153,7 @@ tel_peers(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 		snprintf(name, sizeof(name), "%u", p->host_id);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
-	free(s);
+	give_back(s);
 	return 0;
 }
 
@@ -166,8 +188,7 @@ tel_paths(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 			rte_tel_data_add_dict_u64(c, "peer_port", path->remote_port);
 			rte_tel_data_add_dict_string(c, "state",
 				path->state == SB_PATH_UP ? "up" : "down");
-			rte_tel_data_add_dict_u64(c, "rate_bps",
-				s->port[path->local_port].rate_bps);
+			rte_tel_data_add_dict_u64(c, "rate_bps", sp->path_rate_bps[j]);
 			rte_tel_data_add_dict_u64(c, "tx_frames", sp->path_tx[j]);
 			rte_tel_data_add_dict_u64(c, "tx_bytes", sp->path_tx_bytes[j]);
 			rte_tel_data_add_dict_u64(c, "rx_frames", sp->path_rx[j]);
@@ -181,7 +202,7 @@ tel_paths(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 			rte_tel_data_add_dict_container(d, name, c, 0);
 		}
 	}
-	free(s);
+	give_back(s);
 	return 0;
 }
 
@@ -208,22 +229,12 @@ tel_reorder(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 		if (c == NULL)
 			break;
 		rte_tel_data_start_dict(c);
-		U64(c, r, in_order);
-		U64(c, r, reordered);
-		U64(c, r, late);
-		U64(c, r, duplicate);
-		U64(c, r, out_of_range);
-		U64(c, r, lost_rule);
-		U64(c, r, lost_timeout);
-		U64(c, r, lost_slide);
-		U64(c, r, occupancy);
-		U64(c, r, occupancy_hwm);
-		rte_tel_data_add_dict_u64(c, "hold_max_us", r->hold_max * 1000000 / s->hz);
+		sb_reorder_stats_foreach(r, s->hz, add_u64, c);
 		rte_tel_data_add_dict_u64(c, "hold_now_us", s->peer[i].hold_now * 1000000 / s->hz);
 		snprintf(name, sizeof(name), "%u", s->peers.peer[i].host_id);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
-	free(s);
+	give_back(s);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The datapath counters by name: one list for every front end (exit report, telemetry). */
+/* The datapath counters by name: one list for every front end (exit report, console, telemetry). */
 #include <stddef.h>
 #include <stdio.h>
 

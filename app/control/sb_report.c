@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Human-readable counters: printed at exit (and later by the console). */
+/* Human-readable counters from a snapshot: the exit report. */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 
-#include "sb_dp.h"
 #include "sb_report.h"
 
 #define ROW(f, name, v) fprintf(f, "  %-28s %" PRIu64 "\n", name, (uint64_t)(v))
@@ -17,22 +16,27 @@ print_row(const char *name, uint64_t v, void *arg)
 	ROW((FILE *)arg, name, v);
 }
 
-void
-sb_report_print(FILE *f, const struct sb_dp *dp)
+static void
+print_inline(const char *name, uint64_t v, void *arg)
 {
-	const struct sb_dp_stats *st = &dp->stats;
+	fprintf((FILE *)arg, " %s %" PRIu64, name, v);
+}
+
+void
+sb_report_print(FILE *f, const struct sb_snapshot *s)
+{
 	struct rte_eth_stats es;
 	unsigned int i, j;
 
-	fprintf(f, "seqbond counters (host %u)\n", dp->cfg->host_id);
-	sb_dp_stats_foreach(st, print_row, f);
+	fprintf(f, "seqbond counters (host %u)\n", s->host_id);
+	sb_dp_stats_foreach(&s->stats, print_row, f);
 	/* Frames still waiting at exit (freed by sb_dp_free()): read from the kernel with
 	 * no path free, and released to the exception port but not yet accepted by it. */
-	ROW(f, "exc_pending", dp->n_pending - dp->pending_head);
-	ROW(f, "exc_queued", dp->exc_txq.n);
+	ROW(f, "exc_pending", s->exc_pending);
+	ROW(f, "exc_queued", s->exc_queued);
 
-	for (i = 0; i < dp->n_ports; i++) {
-		const struct sb_dp_port *p = &dp->port[i];
+	for (i = 0; i < s->n_ports; i++) {
+		const struct sb_snap_port *p = &s->port[i];
 
 		if (rte_eth_stats_get(p->port_id, &es) != 0)
 			continue;
@@ -42,10 +46,9 @@ sb_report_print(FILE *f, const struct sb_dp *dp)
 			es.ipackets, es.ibytes, es.opackets, es.obytes, es.imissed, es.ierrors,
 			es.oerrors);
 	}
-	for (i = 0; i < dp->peers.n_peers; i++) {
-		const struct sb_peer *peer = &dp->peers.peer[i];
-		const struct sb_dp_peer *dpeer = &dp->dpeer[i];
-		struct sb_reorder_stats rs;
+	for (i = 0; i < s->peers.n_peers; i++) {
+		const struct sb_peer *peer = &s->peers.peer[i];
+		const struct sb_snap_peer *sp = &s->peer[i];
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 		rte_ether_format_addr(mac, sizeof(mac),
@@ -58,16 +61,11 @@ sb_report_print(FILE *f, const struct sb_dp *dp)
 			fprintf(f, "  path %u: port %u <-> peer port %u %s, tx %" PRIu64
 				" rx %" PRIu64 " hellos %" PRIu64 "\n", j, path->local_port,
 				path->remote_port, path->state == SB_PATH_UP ? "up" : "down",
-				dpeer->path_tx[j], dpeer->path_rx[j], path->hellos_rx);
+				sp->path_tx[j], sp->path_rx[j], path->hellos_rx);
 		}
-		sb_reorder_stats_get(dpeer->reorder, &rs);
-		fprintf(f, "  reorder: in_order %" PRIu64 " reordered %" PRIu64 " late %" PRIu64
-			" duplicate %" PRIu64 " out_of_range %" PRIu64 " lost_rule %" PRIu64
-			" lost_timeout %" PRIu64 " lost_slide %" PRIu64 " held %u hwm %u"
-			" hold_max_us %" PRIu64 "\n", rs.in_order, rs.reordered, rs.late,
-			rs.duplicate, rs.out_of_range, rs.lost_rule, rs.lost_timeout,
-			rs.lost_slide, rs.occupancy, rs.occupancy_hwm,
-			rs.hold_max * 1000000 / dp->hz);
+		fprintf(f, "  reorder:");
+		sb_reorder_stats_foreach(&sp->reorder, s->hz, print_inline, f);
+		fprintf(f, "\n");
 	}
 	fflush(f);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sb_dp.h"
 #include "sb_peer.h"
 #include "sb_reorder.h"
 
@@ -76,6 +77,12 @@ int sb_config_load(struct sb_config *c, const char *file, char *err, size_t err_
  */
 int sb_config_set(struct sb_config *c, const char *section, const char *key, const char *value,
 	char *err, size_t err_len);
+
+/**
+ * Fill the datapath's settings from a configuration: everything but what start-up creates
+ * (port_id of each port, exc_port, exc_mtu, mp), which the caller sets.
+ */
+void sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc);
 
 /**
  * Write @p c as INI (the running configuration) to @p file ("-" for stdout).

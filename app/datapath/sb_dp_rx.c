@@ -4,10 +4,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
-#include "sb_dp.h"
-
-void sb_dp_hello_input(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m,
-	uint64_t now);
+#include "sb_dp_int.h"
 
 /* Turn a received DATA/UNSEQ frame back into the inner Ethernet frame, in place. */
 static inline void
@@ -19,7 +16,7 @@ decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, const st
 		/* The inner EtherType sits at offset 22: drop 10 bytes and rebuild the
 		 * addresses in front of it (receiver = us, sender = the peer). */
 		b = rte_pktmbuf_mtod(m, uint8_t *) + SB_WIRE_OVERHEAD;
-		rte_memcpy(b, dp->cfg->mac, SB_ETH_ALEN);
+		rte_memcpy(b, dp->conf.mac, SB_ETH_ALEN);
 		rte_memcpy(b + SB_ETH_ALEN, peer->agg_mac, SB_ETH_ALEN);
 		rte_pktmbuf_adj(m, SB_WIRE_OVERHEAD);
 	} else {
@@ -137,10 +134,10 @@ rx_round(struct sb_dp *dp, uint64_t now, bool *full)
 
 		if (unlikely(!p->admin_up))
 			continue;
-		n = rte_eth_rx_burst(p->port_id, 0, pkts, dp->cfg->burst);
+		n = rte_eth_rx_burst(p->port_id, 0, pkts, dp->conf.burst);
 		if (n == 0)
 			continue;
-		if (n == dp->cfg->burst)
+		if (n == dp->conf.burst)
 			*full = true;
 		dp->max_batch = RTE_MAX(dp->max_batch, n);
 		total += n;

@@ -6,7 +6,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "sb_dp.h"
+#include "sb_dp_int.h"
 
 /* Refresh a peer's scheduler view from the peer table and the ports' queue models. */
 static void
@@ -21,11 +21,8 @@ view_refresh(struct sb_dp *dp, unsigned int pi, uint64_t now_ns)
 	for (j = 0; j < peer->n_paths; j++) {
 		const struct sb_path *path = &peer->path[j];
 		const struct sb_dp_port *p = &dp->port[path->local_port];
-		uint64_t rate = p->rate_bps;
 
-		if (path->remote_rate_kbps != 0)
-			rate = RTE_MIN(rate, (uint64_t)path->remote_rate_kbps * 1000);
-		v->path[j].rate_bps = rate;
+		v->path[j].rate_bps = sb_path_rate_bps(path, p->rate_bps);
 		v->path[j].busy_until_ns = p->busy_until_ns;
 		/* A port whose software queue still holds frames is full: that is the
 		 * "skip paths whose TX queue is full" rule, on real NICs and on veths. */
@@ -117,7 +114,7 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, uint64_t now_ns
 	}
 	/* Frames between the two aggregate MACs (all of them unless sb0 is bridged) travel
 	 * with their addresses elided; the receiver knows both. */
-	if (memcmp(eth->src_addr.addr_bytes, dp->cfg->mac, SB_ETH_ALEN) == 0) {
+	if (memcmp(eth->src_addr.addr_bytes, dp->conf.mac, SB_ETH_ALEN) == 0) {
 		shim.flags = SB_WIRE_F_ELIDED;
 		add = SB_WIRE_OVERHEAD;
 	} else {
@@ -169,7 +166,7 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 	/* Read from the kernel only when nothing is waiting: while every path is full the
 	 * frames stay in the TAP queue and the kernel sees backpressure, not loss. */
 	if (dp->n_pending == 0) {
-		dp->n_pending = rte_eth_rx_burst(dp->exc_port, 0, dp->pending, dp->cfg->burst);
+		dp->n_pending = rte_eth_rx_burst(dp->exc_port, 0, dp->pending, dp->conf.burst);
 		dp->pending_head = 0;
 		st->exc_rx += dp->n_pending;
 		dp->max_batch = RTE_MAX(dp->max_batch, dp->n_pending);

@@ -690,3 +690,30 @@ sb_config_set(struct sb_config *c, const char *section, const char *key, const c
 			return k->parse(&x);
 	return cfg_fail(&x, "unknown key");
 }
+
+void
+sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
+{
+	unsigned int i;
+
+	*dc = (struct sb_dp_conf){
+		.host_id = c->host_id,
+		.hello_interval_ms = c->hello_interval_ms,
+		.hello_multiplier = c->hello_multiplier,
+		.reorder_window = c->reorder_window,
+		.reorder_timeout_us = c->reorder_timeout_us,
+		.late_policy = c->late_policy,
+		.max_backlog_us = c->max_backlog_us,
+		.burst = c->burst,
+		.initial_seq_set = c->initial_seq_set,
+		.initial_seq = c->initial_seq,
+		.idle_sleep_max_us = c->idle_sleep_max_us,
+		.n_ports = c->n_ports,
+	};
+	memcpy(dc->mac, c->mac, sizeof(dc->mac));
+	strlcpy(dc->scheduler, c->scheduler, sizeof(dc->scheduler));
+	for (i = 0; i < c->n_ports; i++)
+		dc->port[i] = (struct sb_dp_port_conf){
+			.mtu = c->port[i].mtu, .rate_kbps = c->port[i].rate_kbps,
+		};
+}

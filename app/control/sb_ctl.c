@@ -19,9 +19,12 @@
 
 struct sb_ctl {
 	pthread_mutex_t lock;		/* serialises control threads, never the datapath */
-	struct sb_config *cfg;		/* running configuration */
-	struct sb_dp *dp;
-	struct rte_ring *ring;
+	struct sb_config *cfg;		/* running configuration, under lock */
+	unsigned int n_ports;		/* fixed at start: read without the lock */
+	/* The lcore writes snapshots into this buffer of ours, which outlives a timeout
+	 * (see post()); under lock. */
+	struct sb_snapshot *snap_buf;
+	struct rte_ring *ring;		/* the datapath's command ring */
 	uint16_t port_ids[SB_MAX_PORTS];
 	uint16_t exc_port;
 };
@@ -36,19 +39,12 @@ sb_ctl_create(struct sb_config *cfg, struct sb_dp *dp, const uint16_t *port_ids,
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	/* One command in flight at a time (the mutex), so a small ring is plenty. */
-	ctl->ring = rte_ring_create("sb_ctl_cmd", 16, SOCKET_ID_ANY,
-		RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (ctl->ring == NULL) {
-		free(ctl);
-		return NULL;
-	}
+	ctl->ring = sb_dp_cmd_ring(dp);
 	pthread_mutex_init(&ctl->lock, NULL);
 	ctl->cfg = cfg;
-	ctl->dp = dp;
+	ctl->n_ports = cfg->n_ports;
 	memcpy(ctl->port_ids, port_ids, sizeof(ctl->port_ids[0]) * cfg->n_ports);
 	ctl->exc_port = exc_port;
-	dp->cmd_ring = ctl->ring;
 	return ctl;
 }
 
@@ -57,22 +53,30 @@ sb_ctl_free(struct sb_ctl *ctl)
 {
 	if (ctl == NULL)
 		return;
-	ctl->dp->cmd_ring = NULL;
-	rte_ring_free(ctl->ring);
 	pthread_mutex_destroy(&ctl->lock);
+	free(ctl->snap_buf);
 	free(ctl);
 }
 
 const struct sb_config *
-sb_ctl_config(const struct sb_ctl *ctl)
+sb_ctl_config(struct sb_ctl *ctl, struct sb_config *buf)
 {
-	return ctl->cfg;
+	pthread_mutex_lock(&ctl->lock);
+	*buf = *ctl->cfg;
+	pthread_mutex_unlock(&ctl->lock);
+	return buf;
+}
+
+unsigned int
+sb_ctl_n_ports(const struct sb_ctl *ctl)
+{
+	return ctl->n_ports;
 }
 
 int
 sb_ctl_port_id(const struct sb_ctl *ctl, unsigned int index)
 {
-	if (index >= ctl->cfg->n_ports)
+	if (index >= ctl->n_ports)
 		return -EINVAL;
 	return ctl->port_ids[index];
 }
@@ -117,14 +121,14 @@ post(struct sb_ctl *ctl, struct sb_cmd *tmpl)
 int
 sb_ctl_snapshot(struct sb_ctl *ctl, struct sb_snapshot *snap)
 {
-	/* The lcore writes into a buffer of ours that outlives a timeout (see post()). */
-	static struct sb_snapshot *buf;
 	struct sb_cmd cmd = { .type = SB_CMD_SNAPSHOT };
+	struct sb_snapshot *buf;
 	int ret;
 
 	pthread_mutex_lock(&ctl->lock);
-	if (buf == NULL)
-		buf = calloc(1, sizeof(*buf));
+	if (ctl->snap_buf == NULL)
+		ctl->snap_buf = calloc(1, sizeof(*ctl->snap_buf));
+	buf = ctl->snap_buf;
 	if (buf == NULL) {
 		pthread_mutex_unlock(&ctl->lock);
 		return -ENOMEM;
@@ -134,7 +138,7 @@ sb_ctl_snapshot(struct sb_ctl *ctl, struct sb_snapshot *snap)
 	if (ret == 0)
 		memcpy(snap, buf, sizeof(*snap));
 	else if (ret == -ETIMEDOUT)
-		buf = NULL;	/* the late lcore may still write the old one */
+		ctl->snap_buf = NULL;	/* the late lcore may still write the old one */
 	pthread_mutex_unlock(&ctl->lock);
 	return ret;
 }
@@ -177,7 +181,7 @@ sb_ctl_set(struct sb_ctl *ctl, const char *section, const char *key, const char 
 		cmd.ops = sb_sched_find(next->scheduler);
 	} else if (strcmp(section, "seqbond") == 0 && strcmp(key, "reorder_timeout_us") == 0) {
 		cmd.type = SB_CMD_SET_REORDER_TIMEOUT;
-		cmd.value = (uint64_t)next->reorder_timeout_us * rte_get_tsc_hz() / 1000000;
+		cmd.value = next->reorder_timeout_us;
 	} else if (strcmp(section, "seqbond") == 0 && strcmp(key, "hello_interval_ms") == 0) {
 		cmd.type = SB_CMD_SET_HELLO_INTERVAL;
 		cmd.value = next->hello_interval_ms;
@@ -212,8 +216,8 @@ sb_ctl_port_admin(struct sb_ctl *ctl, unsigned int index, bool up, char *err, si
 	uint16_t port_id;
 	int ret;
 
-	if (index >= ctl->cfg->n_ports) {
-		snprintf(err, err_len, "no port %u (ports 0..%u)", index, ctl->cfg->n_ports - 1);
+	if (index >= ctl->n_ports) {
+		snprintf(err, err_len, "no port %u (ports 0..%u)", index, ctl->n_ports - 1);
 		return -EINVAL;
 	}
 	port_id = ctl->port_ids[index];
@@ -253,12 +257,12 @@ sb_ctl_clear_port_stats(struct sb_ctl *ctl, int index)
 	unsigned int i;
 	int ret;
 
-	if (index >= (int)ctl->cfg->n_ports)
+	if (index >= (int)ctl->n_ports)
 		return -EINVAL;
 	cmd.port = index < 0 ? UINT32_MAX : (uint32_t)index;
 	pthread_mutex_lock(&ctl->lock);
 	ret = post(ctl, &cmd);
-	for (i = 0; ret == 0 && i < ctl->cfg->n_ports; i++)
+	for (i = 0; ret == 0 && i < ctl->n_ports; i++)
 		if (index < 0 || (unsigned int)index == i)
 			rte_eth_stats_reset(ctl->port_ids[i]);
 	pthread_mutex_unlock(&ctl->lock);

@@ -7,12 +7,13 @@
  * Control plane back end: one function per operation, shared by the console, the telemetry
  * endpoints and start-up.
  *
- * The control plane never touches datapath state. Every operation is posted as a command on
- * a single-producer/single-consumer rte_ring that the datapath lcore drains in its
- * housekeeping step; the lcore applies it between bursts and marks it done. Reads work the
- * same way: the lcore copies its counters and tables into a snapshot. Control threads (the
- * console and the telemetry thread) serialise among themselves with a mutex that the
- * datapath never takes.
+ * The control plane never touches datapath state. Every operation is posted as a command
+ * (sb_dp.h) on the datapath's single-producer/single-consumer rte_ring, which the lcore
+ * drains in its housekeeping step; the lcore applies it between bursts and marks it done.
+ * Reads work the same way: the lcore copies its counters and tables into a snapshot. Control
+ * threads (the console and the telemetry thread) serialise among themselves with a mutex
+ * that the datapath never takes. The running configuration belongs to the back end; the
+ * datapath has its own copy of what it reads (struct sb_dp_conf).
  */
 
 #include <stdbool.h>
@@ -21,40 +22,12 @@
 #include "sb_config.h"
 #include "sb_dp.h"
 
-/** What the lcore copies for readers. */
-struct sb_snapshot {
-	uint64_t hz;			/**< TSC cycles per second. */
-	uint64_t tsc;			/**< When it was taken. */
-	char scheduler[16];
-	uint32_t reorder_timeout_us;
-	uint32_t hello_interval_ms;
-	struct sb_dp_stats stats;
-	unsigned int n_ports;
-	struct sb_snap_port {
-		uint16_t port_id;
-		uint8_t link_up;
-		uint8_t admin_up;
-		uint64_t rate_bps;
-		uint64_t tx_frames, tx_bytes;
-		uint64_t busy_ns;	/**< Modelled backlog now. */
-	} port[SB_MAX_PORTS];
-	struct sb_peer_table peers;
-	struct sb_snap_peer {
-		uint32_t tx_seq;
-		uint32_t rx_next_seq;
-		uint64_t path_tx[SB_PEER_MAX_PATHS], path_tx_bytes[SB_PEER_MAX_PATHS];
-		uint64_t path_rx[SB_PEER_MAX_PATHS], path_rx_bytes[SB_PEER_MAX_PATHS];
-		struct sb_reorder_stats reorder;
-		uint64_t hold_now;	/**< TSC cycles the oldest held frame has waited. */
-	} peer[SB_MAX_PEERS];
-};
-
 struct sb_ctl;
 
 /**
- * Create the control back end for a running datapath.
+ * Create the control back end for a datapath (running or about to run).
  * @param cfg  The running configuration; the back end owns updates to it from now on.
- * @return the back end or NULL with rte_errno set (ENOMEM, EEXIST for the ring).
+ * @return the back end or NULL with rte_errno set (ENOMEM).
  */
 struct sb_ctl *sb_ctl_create(struct sb_config *cfg, struct sb_dp *dp, const uint16_t *port_ids,
 	uint16_t exc_port);
@@ -62,8 +35,16 @@ struct sb_ctl *sb_ctl_create(struct sb_config *cfg, struct sb_dp *dp, const uint
 /** Free the back end (after the datapath stopped). */
 void sb_ctl_free(struct sb_ctl *ctl);
 
-/** @return the running configuration (read-only for callers). */
-const struct sb_config *sb_ctl_config(const struct sb_ctl *ctl);
+/**
+ * Copy the running configuration (taken under the back end's lock, so a concurrent
+ * sb_ctl_set() is never seen half done).
+ * @param buf  Caller's buffer.
+ * @return @p buf.
+ */
+const struct sb_config *sb_ctl_config(struct sb_ctl *ctl, struct sb_config *buf);
+
+/** @return the number of member ports (fixed at start). */
+unsigned int sb_ctl_n_ports(const struct sb_ctl *ctl);
 
 /** @return ethdev port id of member port @p index, or -EINVAL. */
 int sb_ctl_port_id(const struct sb_ctl *ctl, unsigned int index);
@@ -104,29 +85,5 @@ int sb_ctl_port_admin(struct sb_ctl *ctl, unsigned int index, bool up, char *err
  * counters. @return 0, -EINVAL or -ETIMEDOUT.
  */
 int sb_ctl_clear_port_stats(struct sb_ctl *ctl, int index);
-
-/** Commands the lcore executes (sb_dp_ctl.c). */
-enum sb_cmd_type {
-	SB_CMD_SNAPSHOT,
-	SB_CMD_SET_SCHED,		/**< ops */
-	SB_CMD_SET_PORT_RATE,		/**< port, value = bits/s */
-	SB_CMD_PORT_ADMIN,		/**< port, value = 1 up / 0 down */
-	SB_CMD_SET_REORDER_TIMEOUT,	/**< value = TSC cycles */
-	SB_CMD_SET_HELLO_INTERVAL,	/**< value = ms */
-	SB_CMD_CLEAR_PORT_STATS,	/**< port, or UINT32_MAX for all */
-};
-
-struct sb_cmd {
-	enum sb_cmd_type type;
-	uint32_t port;
-	uint64_t value;
-	const struct sb_sched_ops *ops;
-	struct sb_snapshot *snap;
-	int result;			/**< Set by the lcore before done. */
-	bool done;			/**< Stored with release by the lcore. */
-};
-
-/** Lcore side: apply one command (called from housekeeping). */
-void sb_dp_cmd_apply(struct sb_dp *dp, struct sb_cmd *cmd, uint64_t now);
 
 #endif /* SB_CTL_H */

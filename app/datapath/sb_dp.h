@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SB_DP_H
+#define SB_DP_H
+
+/**
+ * @file
+ * The datapath as control sees it: settings handed over at create, the commands the lcore
+ * accepts on its ring, the snapshot it copies for readers, and the one table of its counters.
+ *
+ * Ownership: everything inside struct sb_dp belongs to the datapath lcore. Control threads
+ * (main, console, telemetry) never read or write it while the lcore runs: they post a struct
+ * sb_cmd on sb_dp_cmd_ring() and wait for it to be marked done; reads are snapshots the lcore
+ * copies in answer to SB_CMD_SNAPSHOT (Gatekeeper's mailbox, testpmd's config/fwd split).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "sb_peer.h"
+#include "sb_reorder.h"
+#include "sb_sched.h"
+#include "sb_wire.h"
+
+struct sb_dp;
+
+/** Settings of one member port, as the datapath needs them. */
+struct sb_dp_port_conf {
+	uint16_t port_id;	/**< ethdev port, set up and started. */
+	uint16_t mtu;		/**< Link MTU, bytes (L2 payload). */
+	uint32_t rate_kbps;	/**< Scheduling rate, kbit/s; 0 = the driver's link speed. */
+};
+
+/**
+ * Everything the datapath reads, copied into lcore state by sb_dp_create(). Later changes go
+ * through commands only, so the control plane can rewrite its own configuration freely.
+ */
+struct sb_dp_conf {
+	uint32_t host_id;		/**< Ours, non-zero. */
+	uint8_t mac[SB_ETH_ALEN];	/**< Aggregate MAC (the exception interface's). */
+	char scheduler[16];		/**< Policy name (sb_sched_find()). */
+	uint32_t hello_interval_ms;
+	uint32_t hello_multiplier;	/**< Missed hellos before a path is down. */
+	uint32_t reorder_window;	/**< Frames, power of two. */
+	uint32_t reorder_timeout_us;
+	enum sb_reorder_late_policy late_policy;
+	uint32_t max_backlog_us;	/**< Per-path queue model limit (sb_sched.h). */
+	uint16_t burst;			/**< Frames per rx/tx burst, <= SB_BURST_MAX. */
+	bool initial_seq_set;		/**< Tests start sequence numbers at initial_seq. */
+	uint32_t initial_seq;
+	uint32_t idle_sleep_max_us;	/**< Longest nap of a lightly loaded lcore. */
+	unsigned int n_ports;
+	struct sb_dp_port_conf port[SB_MAX_PORTS];
+	uint16_t exc_port;		/**< ethdev port of the exception path. */
+	uint16_t exc_mtu;		/**< Its MTU, bytes. */
+	struct rte_mempool *mp;		/**< Pool for frames the datapath builds (hellos). */
+};
+
+#define SB_BURST_MAX 256	/**< Largest burst the datapath uses. */
+
+/** Counters of one datapath lcore, in frames unless named _bytes. */
+struct sb_dp_stats {
+	/* from the kernel (exception path) towards the ports */
+	uint64_t exc_rx;		/**< Frames read from the exception port. */
+	uint64_t tx_data;		/**< Sequenced frames sent to peers. */
+	uint64_t tx_data_bytes;
+	uint64_t tx_unseq;		/**< Broadcast/multicast frames sent unsequenced. */
+	uint64_t tx_hello;
+	uint64_t tx_no_peer;		/**< Unicast to a MAC that is no peer's: dropped. */
+	uint64_t tx_no_path;		/**< Peer known but no path up: dropped. */
+	uint64_t tx_too_big;		/**< Larger than the path MTU after encapsulation: dropped. */
+	uint64_t tx_backpressure;	/**< Times every path was full and frames waited. */
+	uint64_t tx_queue_drop;		/**< Port software queue overflowed: dropped. */
+	uint64_t tx_nombuf;		/**< No mbuf for a hello. */
+	/* from the ports towards the kernel */
+	uint64_t rx;			/**< Frames read from member ports. */
+	uint64_t rx_data;
+	uint64_t rx_unseq;
+	uint64_t rx_hello;
+	uint64_t rx_foreign;		/**< Not seqbond's EtherType (raw traffic): dropped. */
+	uint64_t rx_err[SB_WIRE_E_MAX];	/**< Malformed, by reason: dropped. */
+	uint64_t rx_unknown_peer;	/**< Data from a sender we have no path to: dropped. */
+	uint64_t rx_hello_rejected;	/**< Hellos the peer table refused. */
+	uint64_t rx_late_dropped;
+	uint64_t rx_late_delivered;
+	uint64_t rx_duplicate;
+	uint64_t rx_out_of_range;
+	uint64_t exc_tx;		/**< Frames handed to the kernel. */
+	uint64_t exc_tx_drop;		/**< Exception port refused them and its queue overflowed. */
+	uint64_t exc_too_big;		/**< Inner frame larger than the exception MTU: dropped. */
+	/* loop */
+	uint64_t loops;
+	uint64_t idle_sleeps;
+};
+
+/** What the lcore copies for readers (console, telemetry, exit report). */
+struct sb_snapshot {
+	uint64_t hz;			/**< TSC cycles per second. */
+	uint64_t tsc;			/**< When it was taken. */
+	uint32_t host_id;
+	char scheduler[16];
+	uint32_t reorder_timeout_us;
+	uint32_t hello_interval_ms;
+	struct sb_dp_stats stats;
+	uint32_t exc_pending;		/**< Read from the kernel, waiting for a path. */
+	uint32_t exc_queued;		/**< Released to the exception port, not yet accepted. */
+	unsigned int n_ports;
+	struct sb_snap_port {
+		uint16_t port_id;
+		uint8_t link_up;
+		uint8_t admin_up;
+		uint64_t rate_bps;
+		uint64_t tx_frames, tx_bytes;
+		uint64_t busy_ns;	/**< Modelled backlog now. */
+	} port[SB_MAX_PORTS];
+	struct sb_peer_table peers;
+	struct sb_snap_peer {
+		uint32_t tx_seq;
+		uint32_t rx_next_seq;
+		uint64_t path_rate_bps[SB_PEER_MAX_PATHS];	/**< sb_path_rate_bps(). */
+		uint64_t path_tx[SB_PEER_MAX_PATHS], path_tx_bytes[SB_PEER_MAX_PATHS];
+		uint64_t path_rx[SB_PEER_MAX_PATHS], path_rx_bytes[SB_PEER_MAX_PATHS];
+		struct sb_reorder_stats reorder;
+		uint64_t hold_now;	/**< TSC cycles the oldest held frame has waited. */
+	} peer[SB_MAX_PEERS];
+};
+
+/** Commands the lcore executes between bursts (sb_dp_cmd.c). */
+enum sb_cmd_type {
+	SB_CMD_SNAPSHOT,		/**< snap */
+	SB_CMD_SET_SCHED,		/**< ops */
+	SB_CMD_SET_PORT_RATE,		/**< port, value = bits/s */
+	SB_CMD_PORT_ADMIN,		/**< port, value = 1 up / 0 down */
+	SB_CMD_SET_REORDER_TIMEOUT,	/**< value = us */
+	SB_CMD_SET_HELLO_INTERVAL,	/**< value = ms */
+	SB_CMD_CLEAR_PORT_STATS,	/**< port, or UINT32_MAX for all */
+};
+
+/** One command. The poster owns it; it must stay valid until done is set. */
+struct sb_cmd {
+	enum sb_cmd_type type;
+	uint32_t port;
+	uint64_t value;
+	const struct sb_sched_ops *ops;
+	struct sb_snapshot *snap;
+	int result;			/**< 0 or -errno, set by the lcore before done. */
+	bool done;			/**< Stored with release by the lcore. */
+};
+
+/**
+ * Create the datapath state for ports and an exception port that are set up and started.
+ * Copies @p conf. Creates the command ring (single producer, single consumer).
+ * @param stop  Flag the main lcore sets to end sb_dp_lcore_main(); read atomically.
+ * @return the state, or NULL with rte_errno set: EINVAL (bad settings, unknown scheduler),
+ *   ENOMEM, or the ring's error.
+ */
+struct sb_dp *sb_dp_create(const struct sb_dp_conf *conf, bool *stop);
+
+/** Free every mbuf the datapath still holds (queues, reorder windows), its ring and state.
+ *  Only once its lcore has returned. */
+void sb_dp_free(struct sb_dp *dp);
+
+/** The lcore entry point (rte_eal_remote_launch()): loops until *stop. @return 0. */
+int sb_dp_lcore_main(void *arg);
+
+/** @return the ring control posts struct sb_cmd pointers on (one producer at a time). */
+struct rte_ring *sb_dp_cmd_ring(struct sb_dp *dp);
+
+/**
+ * Copy counters and tables into @p snap. The lcore calls this for SB_CMD_SNAPSHOT; main calls
+ * it directly only after the lcore returned (the exit report).
+ * @param now  TSC cycles.
+ */
+void sb_dp_snapshot(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now);
+
+/**
+ * Call @p fn with the name and value of every counter in @p st (rx_err_<reason> included),
+ * in datapath order. The exit report, the console and telemetry all list counters through
+ * this, so a new counter shows up in all three.
+ */
+void sb_dp_stats_foreach(const struct sb_dp_stats *st,
+	void (*fn)(const char *name, uint64_t value, void *arg), void *arg);
+
+/** TSC cycles to ns without overflow. */
+static inline uint64_t
+sb_tsc_to_ns(uint64_t tsc, uint64_t hz)
+{
+	return (uint64_t)((unsigned __int128)tsc * 1000000000u / hz);
+}
+
+#endif /* SB_DP_H */
