@@ -66,16 +66,30 @@ struct app {
 	bool leak;			/* mbufs missing at exit */
 };
 
-/* Mbufs needed: every rx and tx ring full, every reorder window full for a few peers,
- * the software queues, plus slack for hellos and bursts in flight. */
+/*
+ * Mbufs needed: every member port's rx and tx ring full plus its software and hello queues,
+ * the same for the exception port, what the reorder windows can hold, and slack for hellos,
+ * flood copies and bursts in flight. The windows together can hold no more than arrives
+ * within one reorder timeout at the ports' total rate (each frame leaves by then at the
+ * latest), counted at 256 bytes a frame; at least two full windows, at most one window per
+ * peer the table can hold. Past that the ports count rx_nombuf rather than anything
+ * crashing (docs/design.md, memory).
+ */
 static unsigned int
 mempool_size(const struct sb_config *c)
 {
-	unsigned int n = c->n_ports * (c->rx_desc + c->tx_desc + 512);
+	uint64_t rate_bps = 0, held;
+	unsigned int i, n;
 
+	for (i = 0; i < c->n_ports; i++)
+		rate_bps += c->port[i].rate_kbps != 0 ? (uint64_t)c->port[i].rate_kbps * 1000 :
+			UINT64_C(1000000000);
+	held = rate_bps / 8 * c->reorder_timeout_us / 1000000 / 256;
+	held = RTE_MAX(held, 2 * (uint64_t)c->reorder_window);
+	held = RTE_MIN(held, (uint64_t)SB_MAX_PEERS * c->reorder_window);
+	n = c->n_ports * (c->rx_desc + c->tx_desc + 512 + 16);
 	n += 2 * (c->rx_desc + c->tx_desc) + 512;	/* exception port */
-	n += 2 * c->reorder_window + 4096;
-	return n;
+	return n + (unsigned int)held + 4096;
 }
 
 /* One segment per frame keeps parsing simple. Jumbo sizes are rounded up with 1 KiB to

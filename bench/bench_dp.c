@@ -287,7 +287,7 @@ main(int argc, char **argv)
 	fprintf(stderr, "bench_dp: %" PRIu64 " frames delivered in the timed runs, %u out of "
 		"order or damaged; A dropped: no path %" PRIu64 ", queue %" PRIu64
 		"; B reorder late %" PRIu64 " dup %" PRIu64 "\n", delivered_total, bad,
-		a.dp->stats.tx_no_path + a.dp->stats.tx_no_peer, a.dp->stats.tx_queue_drop,
+		a.dp->stats.tx_no_path, a.dp->stats.tx_queue_drop,
 		b.dp->stats.rx_late_dropped + b.dp->stats.rx_late_delivered,
 		b.dp->stats.rx_duplicate);
 

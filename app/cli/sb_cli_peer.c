@@ -30,37 +30,14 @@ find_peer(struct cmdline *cl, const struct sb_snapshot *s, const char *arg)
 	return -2;
 }
 
-/* Hellos heard against those the peer sent since the path was first heard, as text ("-"
- * before there is enough to say). */
-static void
-hello_loss(char *buf, size_t len, const struct sb_snapshot *s, const struct sb_peer *peer,
-	const struct sb_path *path)
-{
-	double span_ms, expected;
-
-	if (path->first_hello == 0 || path->last_hello <= path->first_hello ||
-			peer->interval_ms == 0) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	span_ms = (double)(path->last_hello - path->first_hello) * 1000 / s->hz;
-	expected = span_ms / peer->interval_ms + 1;
-	if (expected < 10)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.1f%%", path->hellos_rx >= expected ? 0.0 :
-			100.0 * (expected - path->hellos_rx) / expected);
-}
-
 /* Age of the last hello as text ("never" after a port stop or before the first). */
 static void
-hello_age(char *buf, size_t len, const struct sb_snapshot *s, const struct sb_path *path)
+hello_age(char *buf, size_t len, const struct sb_path_info *pi)
 {
-	if (path->last_hello == 0 || path->last_hello > s->tsc)
+	if (pi->last_hello_age_us == UINT64_MAX)
 		snprintf(buf, len, "never");
 	else
-		snprintf(buf, len, "%.1f ms ago",
-			(double)(s->tsc - path->last_hello) * 1000 / s->hz);
+		snprintf(buf, len, "%.1f ms ago", pi->last_hello_age_us / 1000.0);
 }
 
 static void
@@ -72,16 +49,17 @@ show_peers(struct cmdline *cl, const struct sb_snapshot *s)
 		cmdline_printf(cl, "no peer heard yet\n");
 		return;
 	}
-	cmdline_printf(cl, "%-10s %-17s %-10s %-9s %-8s %-12s %s\n", "host_id", "aggregate MAC",
-		"instance", "paths up", "hello ms", "tx seq next", "rx seq next");
+	cmdline_printf(cl, "%-10s %-17s %-10s %-9s %-9s %-8s %-12s %s\n", "host_id",
+		"aggregate MAC", "instance", "paths up", "in stripe", "hello ms", "tx seq next",
+		"rx seq next");
 	for (i = 0; i < s->peers.n_peers; i++) {
 		const struct sb_peer *p = &s->peers.peer[i];
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 		rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)p->agg_mac);
-		cmdline_printf(cl, "%-10u %-17s %08x   %u/%-7u %-8u %-12u %u\n", p->host_id, mac,
-			p->instance, p->n_up, p->n_paths, p->interval_ms, s->peer[i].tx_seq,
-			s->peer[i].rx_next_seq);
+		cmdline_printf(cl, "%-10u %-17s %08x   %u/%-7u %-9u %-8u %-12u %u\n", p->host_id,
+			mac, p->instance, p->n_up, p->n_paths, p->n_usable, p->interval_ms,
+			s->peer[i].tx_seq, s->peer[i].rx_next_seq);
 	}
 }
 
@@ -92,28 +70,27 @@ show_paths(struct cmdline *cl, const struct sb_snapshot *s, int only)
 
 	for (i = 0; i < s->peers.n_peers; i++) {
 		const struct sb_peer *p = &s->peers.peer[i];
-		const struct sb_snap_peer *sp = &s->peer[i];
 
 		if (only >= 0 && (unsigned int)only != i)
 			continue;
-		cmdline_printf(cl, "peer %u: %u of %u paths up\n", p->host_id, p->n_up,
-			p->n_paths);
-		cmdline_printf(cl, "  %-4s %-5s %-6s %-5s %-9s %-12s %-14s %-12s %-14s %-10s %s\n",
-			"path", "port", "peer", "state", "rate Mb/s", "tx frames", "tx bytes",
-			"rx frames", "rx bytes", "hello loss", "last hello");
+		cmdline_printf(cl, "peer %u: %u of %u paths up, %u in the stripe\n", p->host_id,
+			p->n_up, p->n_paths, p->n_usable);
+		cmdline_printf(cl, "  %-4s %-5s %-6s %-5s %-7s %-9s %-12s %-12s %-8s %-8s %-8s "
+			"%s\n", "path", "port", "peer", "state", "stripe", "rate Mb/s",
+			"tx frames", "rx frames", "tx loss", "rx loss", "delay us", "last hello");
 		for (j = 0; j < p->n_paths; j++) {
-			const struct sb_path *path = &p->path[j];
-			uint64_t rate = sp->path_rate_bps[j];
-			char loss[16], age[32];
+			struct sb_path_info pi;
+			char age[32], stripe[16];
 
-			hello_loss(loss, sizeof(loss), s, p, path);
-			hello_age(age, sizeof(age), s, path);
-			cmdline_printf(cl, "  %-4u %-5u %-6u %-5s %-9.3f %-12" PRIu64 " %-14" PRIu64
-				" %-12" PRIu64 " %-14" PRIu64 " %-10s %s\n", j,
-				path->local_port, path->remote_port,
-				path->state == SB_PATH_UP ? "up" : "down", rate / 1e6,
-				sp->path_tx[j], sp->path_tx_bytes[j], sp->path_rx[j],
-				sp->path_rx_bytes[j], loss, age);
+			if (sb_dp_path_info(s, i, j, &pi) != 0)
+				continue;
+			hello_age(age, sizeof(age), &pi);
+			/* "yes", or the fault that keeps it out ("mtu", "loss", ...). */
+			snprintf(stripe, sizeof(stripe), "%s", pi.in_stripe ? "yes" : pi.fault);
+			cmdline_printf(cl, "  %-4u %-5u %-6u %-5s %-7s %-9.3f %-12" PRIu64 " %-12"
+				PRIu64 " %-7.2f%% %-7.2f%% %-8u %s\n", j, pi.port, pi.peer_port,
+				pi.state, stripe, pi.rate_bps / 1e6, pi.tx_frames, pi.rx_frames,
+				pi.tx_loss_ppm / 1e4, pi.rx_loss_ppm / 1e4, pi.tx_owd_us, age);
 		}
 	}
 }
@@ -183,8 +160,9 @@ static cmdline_parse_token_string_t cmd_show_peer_all_what =
 
 static cmdline_parse_inst_t cmd_show_peer_all = {
 	.f = cmd_show_peer_all_parsed,
-	.help_str = "show peers|paths|reorder: peers, every path (state, rate, frames and bytes "
-		"each way, hello loss, last hello age), reorder window counters",
+	.help_str = "show peers|paths|reorder: peers, every path (state, in the stripe or the "
+		"fault that keeps it out, rate, frames each way, loss each way, delay, last "
+		"hello), reorder window counters",
 	.tokens = { (void *)&cmd_show_peer_all_show, (void *)&cmd_show_peer_all_what, NULL },
 };
 

@@ -207,6 +207,24 @@ key_idle_sleep(struct cfg_ctx *x)
 }
 
 static int
+key_probe_interval(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 60000, &x->c->mtu_probe_interval_ms);
+}
+
+static int
+key_loss_max(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 100, &x->c->path_loss_max_pct);
+}
+
+static int
+key_loss_window(struct cfg_ctx *x)
+{
+	return parse_u32(x, 10, 60000, &x->c->path_loss_window_ms);
+}
+
+static int
 key_exc_type(struct cfg_ctx *x)
 {
 	if (strcmp(x->value, "tap") == 0)
@@ -264,6 +282,9 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "tx_desc", key_tx_desc },
 	{ "initial_seq", key_initial_seq },
 	{ "idle_sleep_max_us", key_idle_sleep },
+	{ "mtu_probe_interval_ms", key_probe_interval },
+	{ "path_loss_max_pct", key_loss_max },
+	{ "path_loss_window_ms", key_loss_window },
 	{ NULL, NULL },
 };
 
@@ -325,6 +346,9 @@ sb_config_defaults(struct sb_config *c)
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
 	c->idle_sleep_max_us = 100;
+	c->mtu_probe_interval_ms = 200;
+	c->path_loss_max_pct = 5;
+	c->path_loss_window_ms = 1000;
 	c->exc_type = SB_EXC_TAP;
 	strlcpy(c->exc_name, "sb0", sizeof(c->exc_name));
 }
@@ -640,6 +664,9 @@ sb_config_save(const struct sb_config *c, const char *file)
 	if (c->initial_seq_set)
 		set_u(cfg, "seqbond", "initial_seq", c->initial_seq);
 	set_u(cfg, "seqbond", "idle_sleep_max_us", c->idle_sleep_max_us);
+	set_u(cfg, "seqbond", "mtu_probe_interval_ms", c->mtu_probe_interval_ms);
+	set_u(cfg, "seqbond", "path_loss_max_pct", c->path_loss_max_pct);
+	set_u(cfg, "seqbond", "path_loss_window_ms", c->path_loss_window_ms);
 
 	rte_cfgfile_add_section(cfg, "exception");
 	rte_cfgfile_add_entry(cfg, "exception", "type",
@@ -708,6 +735,9 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.initial_seq_set = c->initial_seq_set,
 		.initial_seq = c->initial_seq,
 		.idle_sleep_max_us = c->idle_sleep_max_us,
+		.mtu_probe_interval_ms = c->mtu_probe_interval_ms,
+		.path_loss_max_pct = c->path_loss_max_pct,
+		.path_loss_window_ms = c->path_loss_window_ms,
 		.n_ports = c->n_ports,
 	};
 	memcpy(dc->mac, c->mac, sizeof(dc->mac));

@@ -45,6 +45,9 @@ struct sb_config {
 	bool initial_seq_set;		/**< Tests start sequence numbers at a chosen value. */
 	uint32_t initial_seq;
 	uint32_t idle_sleep_max_us;	/**< Longest nap of an idle datapath lcore. */
+	uint32_t mtu_probe_interval_ms;	/**< Full-size probes per port; 0: none. */
+	uint32_t path_loss_max_pct;	/**< A path losing more leaves the stripe; 0: never. */
+	uint32_t path_loss_window_ms;	/**< ... measured over this span. */
 
 	enum sb_exc_type exc_type;
 	char exc_name[SB_IFNAME_LEN];	/**< Kernel interface name, default "sb0". */

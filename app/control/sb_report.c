@@ -22,6 +22,12 @@ print_inline(const char *name, uint64_t v, void *arg)
 	fprintf((FILE *)arg, " %s %" PRIu64, name, v);
 }
 
+static void
+print_inline_str(const char *name, const char *v, void *arg)
+{
+	fprintf((FILE *)arg, " %s %s", name, v);
+}
+
 void
 sb_report_print(FILE *f, const struct sb_snapshot *s)
 {
@@ -56,12 +62,13 @@ sb_report_print(FILE *f, const struct sb_snapshot *s)
 		fprintf(f, " peer %u (%s): %u of %u paths up\n", peer->host_id, mac, peer->n_up,
 			peer->n_paths);
 		for (j = 0; j < peer->n_paths; j++) {
-			const struct sb_path *path = &peer->path[j];
+			struct sb_path_info pi;
 
-			fprintf(f, "  path %u: port %u <-> peer port %u %s, tx %" PRIu64
-				" rx %" PRIu64 " hellos %" PRIu64 "\n", j, path->local_port,
-				path->remote_port, path->state == SB_PATH_UP ? "up" : "down",
-				sp->path_tx[j], sp->path_rx[j], path->hellos_rx);
+			if (sb_dp_path_info(s, i, j, &pi) != 0)
+				continue;
+			fprintf(f, "  path %u:", j);
+			sb_dp_path_info_foreach(&pi, print_inline, print_inline_str, f);
+			fprintf(f, "\n");
 		}
 		fprintf(f, "  reorder:");
 		sb_reorder_stats_foreach(&sp->reorder, s->hz, print_inline, f);

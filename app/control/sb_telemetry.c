@@ -61,23 +61,73 @@ take(struct sb_ctl **ctlp)
 	return s;
 }
 
-/* Optional parameter: a peer's host id. @return peer index, -1 for all, -2 for no match. */
+/*
+ * DPDK telemetry caps a reply at 16 KiB and a dictionary at 256 entries, and a reply that
+ * overflows is not valid JSON: every list endpoint answers in pages small enough to fit
+ * whatever the number of peers and paths. Parameters: [PEER][,PAGE], PEER a host id or
+ * "all" (default), PAGE from 0 (default). Every reply carries "page", "pages" and "items".
+ */
+#define PAGE_PEERS 24	/* ~300 bytes each */
+#define PAGE_PATHS 12	/* ~650 bytes each */
+
+struct list_params {
+	int peer;		/* peer index, -1 for all */
+	unsigned int page;
+};
+
+/* @return 0, or -EINVAL (malformed, or no such peer). */
 static int
-peer_param(const struct sb_snapshot *s, const char *params)
+list_params(const struct sb_snapshot *s, const char *params, struct list_params *lp)
 {
-	unsigned long id;
-	char *end;
+	char buf[64], *comma, *end;
+	unsigned long v;
 	unsigned int i;
 
+	lp->peer = -1;
+	lp->page = 0;
 	if (params == NULL || *params == '\0')
-		return -1;
-	id = strtoul(params, &end, 0);
-	if (*end != '\0')
-		return -2;
+		return 0;
+	if (strlen(params) >= sizeof(buf))
+		return -EINVAL;
+	strlcpy(buf, params, sizeof(buf));
+	comma = strchr(buf, ',');
+	if (comma != NULL) {
+		*comma = '\0';
+		errno = 0;
+		v = strtoul(comma + 1, &end, 10);
+		if (comma[1] == '\0' || *end != '\0' || errno != 0 || v > 100000)
+			return -EINVAL;
+		lp->page = v;
+	}
+	if (buf[0] == '\0' || strcmp(buf, "all") == 0)
+		return 0;
+	errno = 0;
+	v = strtoul(buf, &end, 0);
+	if (*end != '\0' || errno != 0 || v == 0 || v > UINT32_MAX)
+		return -EINVAL;
 	for (i = 0; i < s->peers.n_peers; i++)
-		if (s->peers.peer[i].host_id == id)
-			return i;
-	return -2;
+		if (s->peers.peer[i].host_id == v) {
+			lp->peer = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* Page bookkeeping: "items" listed in all pages, "pages", this "page"; @return true when
+ * item number @p k (0-based over the whole list) is on the requested page. */
+static bool
+on_page(const struct list_params *lp, unsigned int k, unsigned int per_page)
+{
+	return k / per_page == lp->page;
+}
+
+static void
+page_footer(struct rte_tel_data *d, const struct list_params *lp, unsigned int items,
+	unsigned int per_page)
+{
+	rte_tel_data_add_dict_u64(d, "items", items);
+	rte_tel_data_add_dict_u64(d, "page", lp->page);
+	rte_tel_data_add_dict_u64(d, "pages", items == 0 ? 1 : (items + per_page - 1) / per_page);
 }
 
 static void
@@ -124,19 +174,24 @@ tel_peers(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 {
 	struct sb_ctl *ctl;
 	struct sb_snapshot *s = take(&ctl);
-	int only;
-	unsigned int i;
+	struct list_params lp;
+	unsigned int i, k = 0;
 
 	if (s == NULL)
 		return -1;
-	only = peer_param(s, params);
+	if (list_params(s, params, &lp) != 0) {
+		give_back(s);
+		return -EINVAL;
+	}
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < s->peers.n_peers; i++) {
 		const struct sb_peer *p = &s->peers.peer[i];
 		struct rte_tel_data *c;
 		char mac[RTE_ETHER_ADDR_FMT_SIZE], name[16];
 
-		if (only != -1 && only != (int)i)
+		if (lp.peer != -1 && lp.peer != (int)i)
+			continue;
+		if (!on_page(&lp, k++, PAGE_PEERS))
 			continue;
 		c = rte_tel_data_alloc();
 		if (c == NULL)
@@ -147,14 +202,22 @@ tel_peers(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 		rte_tel_data_add_dict_u64(c, "instance", p->instance);
 		rte_tel_data_add_dict_u64(c, "paths", p->n_paths);
 		rte_tel_data_add_dict_u64(c, "paths_up", p->n_up);
+		rte_tel_data_add_dict_u64(c, "paths_in_stripe", p->n_usable);
 		rte_tel_data_add_dict_u64(c, "hello_interval_ms", p->interval_ms);
 		rte_tel_data_add_dict_u64(c, "tx_seq_next", s->peer[i].tx_seq);
 		rte_tel_data_add_dict_u64(c, "rx_seq_next", s->peer[i].rx_next_seq);
 		snprintf(name, sizeof(name), "%u", p->host_id);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
+	page_footer(d, &lp, k, PAGE_PEERS);
 	give_back(s);
 	return 0;
+}
+
+static void
+add_str(const char *name, const char *v, void *arg)
+{
+	rte_tel_data_add_dict_string(arg, name, v);
 }
 
 static int
@@ -162,46 +225,38 @@ tel_paths(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 {
 	struct sb_ctl *ctl;
 	struct sb_snapshot *s = take(&ctl);
-	int only;
-	unsigned int i, j;
+	struct list_params lp;
+	unsigned int i, j, k = 0;
 
 	if (s == NULL)
 		return -1;
-	only = peer_param(s, params);
+	if (list_params(s, params, &lp) != 0) {
+		give_back(s);
+		return -EINVAL;
+	}
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < s->peers.n_peers; i++) {
 		const struct sb_peer *p = &s->peers.peer[i];
-		const struct sb_snap_peer *sp = &s->peer[i];
 
-		if (only != -1 && only != (int)i)
+		if (lp.peer != -1 && lp.peer != (int)i)
 			continue;
 		for (j = 0; j < p->n_paths; j++) {
-			const struct sb_path *path = &p->path[j];
-			struct rte_tel_data *c = rte_tel_data_alloc();
+			struct sb_path_info pi;
+			struct rte_tel_data *c;
 			char name[32];
 
+			if (!on_page(&lp, k++, PAGE_PATHS) || sb_dp_path_info(s, i, j, &pi) != 0)
+				continue;
+			c = rte_tel_data_alloc();
 			if (c == NULL)
 				break;
 			rte_tel_data_start_dict(c);
-			rte_tel_data_add_dict_u64(c, "peer", p->host_id);
-			rte_tel_data_add_dict_u64(c, "port", path->local_port);
-			rte_tel_data_add_dict_u64(c, "peer_port", path->remote_port);
-			rte_tel_data_add_dict_string(c, "state",
-				path->state == SB_PATH_UP ? "up" : "down");
-			rte_tel_data_add_dict_u64(c, "rate_bps", sp->path_rate_bps[j]);
-			rte_tel_data_add_dict_u64(c, "tx_frames", sp->path_tx[j]);
-			rte_tel_data_add_dict_u64(c, "tx_bytes", sp->path_tx_bytes[j]);
-			rte_tel_data_add_dict_u64(c, "rx_frames", sp->path_rx[j]);
-			rte_tel_data_add_dict_u64(c, "rx_bytes", sp->path_rx_bytes[j]);
-			rte_tel_data_add_dict_u64(c, "hellos_rx", path->hellos_rx);
-			rte_tel_data_add_dict_u64(c, "transitions", path->transitions);
-			rte_tel_data_add_dict_u64(c, "last_hello_age_us",
-				path->last_hello == 0 ? UINT64_MAX :
-				(s->tsc - path->last_hello) * 1000000 / s->hz);
+			sb_dp_path_info_foreach(&pi, add_u64, add_str, c);
 			snprintf(name, sizeof(name), "peer%u_path%u", p->host_id, j);
 			rte_tel_data_add_dict_container(d, name, c, 0);
 		}
 	}
+	page_footer(d, &lp, k, PAGE_PATHS);
 	give_back(s);
 	return 0;
 }
@@ -211,29 +266,34 @@ tel_reorder(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 {
 	struct sb_ctl *ctl;
 	struct sb_snapshot *s = take(&ctl);
-	int only;
-	unsigned int i;
+	struct list_params lp;
+	unsigned int i, k = 0;
 
 	if (s == NULL)
 		return -1;
-	only = peer_param(s, params);
+	if (list_params(s, params, &lp) != 0) {
+		give_back(s);
+		return -EINVAL;
+	}
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < s->peers.n_peers; i++) {
-		const struct sb_reorder_stats *r = &s->peer[i].reorder;
 		struct rte_tel_data *c;
 		char name[16];
 
-		if (only != -1 && only != (int)i)
+		if (lp.peer != -1 && lp.peer != (int)i)
+			continue;
+		if (!on_page(&lp, k++, PAGE_PEERS))
 			continue;
 		c = rte_tel_data_alloc();
 		if (c == NULL)
 			break;
 		rte_tel_data_start_dict(c);
-		sb_reorder_stats_foreach(r, s->hz, add_u64, c);
+		sb_reorder_stats_foreach(&s->peer[i].reorder, s->hz, add_u64, c);
 		rte_tel_data_add_dict_u64(c, "hold_now_us", s->peer[i].hold_now * 1000000 / s->hz);
 		snprintf(name, sizeof(name), "%u", s->peers.peer[i].host_id);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
+	page_footer(d, &lp, k, PAGE_PEERS);
 	give_back(s);
 	return 0;
 }
@@ -247,11 +307,10 @@ sb_telemetry_register(struct sb_ctl *ctl)
 	ret |= rte_telemetry_register_cmd("/seqbond/info", tel_info,
 		"seqbond host settings and datapath counters. No parameters");
 	ret |= rte_telemetry_register_cmd("/seqbond/peers", tel_peers,
-		"seqbond peers. Parameter: optional peer host id");
+		"seqbond peers. Params: [PEER|all][,PAGE]");
 	ret |= rte_telemetry_register_cmd("/seqbond/paths", tel_paths,
-		"seqbond paths: state, rate, frames and bytes each way. Parameter: optional peer "
-		"host id");
+		"seqbond paths: state, stripe, loss, delay. Params: [PEER|all][,PAGE]");
 	ret |= rte_telemetry_register_cmd("/seqbond/reorder", tel_reorder,
-		"seqbond reorder windows. Parameter: optional peer host id");
+		"seqbond reorder windows. Params: [PEER|all][,PAGE]");
 	return ret == 0 ? 0 : -EINVAL;
 }

@@ -88,6 +88,7 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 	};
 	struct sb_sched_view empty = { .n_paths = 0 };
 	char name[RTE_RING_NAMESIZE];
+	struct sb_peer_conf pc;
 	struct sb_dp *dp;
 	unsigned int i;
 	int ret;
@@ -114,7 +115,25 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 	dp->instance = (uint32_t)rte_rand() | 1;
 	dp->stop = stop;
 	dp->sched_ops = sb_sched_find(conf->scheduler);
-	ret = sb_peer_table_init(&dp->peers, conf->host_id, conf->hello_multiplier, dp->hz);
+	dp->probe_period = (uint64_t)conf->mtu_probe_interval_ms * dp->hz / 1000;
+	pc = (struct sb_peer_conf){
+		.host_id = conf->host_id,
+		.hz = dp->hz,
+		.loss_max_ppm = conf->path_loss_max_pct * 10000,
+		.loss_window_ms = conf->path_loss_window_ms,
+		/* A share of fewer frames says nothing: half a window of hellos at least. */
+		.loss_min_frames = RTE_MAX(20u, conf->path_loss_window_ms /
+			RTE_MAX(conf->hello_interval_ms, 1u) / 2),
+		.probe_dead_mult = 3,
+		.probes_sent = conf->mtu_probe_interval_ms != 0,
+		.on_event = sb_dp_peer_event,
+		.event_arg = dp,
+	};
+	if (conf->hello_multiplier == 0 || conf->hello_multiplier > UINT8_MAX ||
+			conf->hello_interval_ms == 0 || conf->hello_interval_ms > UINT16_MAX ||
+			conf->mtu_probe_interval_ms > UINT16_MAX)
+		goto fail_inval;
+	ret = sb_peer_table_init(&dp->peers, &pc);
 	if (ret != 0 || dp->sched_ops == NULL)
 		goto fail_inval;
 	/* One datapath per process today; the name only has to be unique in it. */
@@ -173,10 +192,10 @@ fail:
 }
 
 static void
-txq_drop_all(struct sb_txq *q)
+queue_drop_all(struct rte_mbuf **m, uint16_t *n)
 {
-	rte_pktmbuf_free_bulk(q->m, q->n);
-	q->n = 0;
+	rte_pktmbuf_free_bulk(m, *n);
+	*n = 0;
 }
 
 void
@@ -189,9 +208,11 @@ sb_dp_free(struct sb_dp *dp)
 	for (i = dp->pending_head; i < dp->n_pending; i++)
 		rte_pktmbuf_free(dp->pending[i]);
 	dp->n_pending = 0;
-	for (i = 0; i < dp->n_ports; i++)
-		txq_drop_all(&dp->port[i].txq);
-	txq_drop_all(&dp->exc_txq);
+	for (i = 0; i < dp->n_ports; i++) {
+		queue_drop_all(dp->port[i].txq.m, &dp->port[i].txq.n);
+		queue_drop_all(dp->port[i].ctlq.m, &dp->port[i].ctlq.n);
+	}
+	queue_drop_all(dp->exc_txq.m, &dp->exc_txq.n);
 	for (i = 0; i < SB_MAX_PEERS; i++) {
 		if (dp->dpeer[i].reorder != NULL)
 			sb_reorder_free(dp->dpeer[i].reorder, sb_dp_free_mbuf, NULL);

@@ -51,6 +51,10 @@ struct sb_dp_conf {
 	bool initial_seq_set;		/**< Tests start sequence numbers at initial_seq. */
 	uint32_t initial_seq;
 	uint32_t idle_sleep_max_us;	/**< Longest nap of a lightly loaded lcore. */
+	uint32_t mtu_probe_interval_ms;	/**< Full-size probe per port this often; 0: none. */
+	uint32_t path_loss_max_pct;	/**< A path losing more of our frames leaves the stripe
+					 *   (0: never). */
+	uint32_t path_loss_window_ms;	/**< ... over this span. */
 	unsigned int n_ports;
 	struct sb_dp_port_conf port[SB_MAX_PORTS];
 	uint16_t exc_port;		/**< ethdev port of the exception path. */
@@ -64,21 +68,24 @@ struct sb_dp_conf {
 struct sb_dp_stats {
 	/* from the kernel (exception path) towards the ports */
 	uint64_t exc_rx;		/**< Frames read from the exception port. */
-	uint64_t tx_data;		/**< Sequenced frames sent to peers. */
+	uint64_t tx_data;		/**< Sequenced frames sent to peers (flood copies too). */
 	uint64_t tx_data_bytes;
-	uint64_t tx_unseq;		/**< Broadcast/multicast frames sent unsequenced. */
-	uint64_t tx_hello;
-	uint64_t tx_no_peer;		/**< Unicast to a MAC that is no peer's: dropped. */
-	uint64_t tx_no_path;		/**< Peer known but no path up: dropped. */
+	uint64_t tx_flood;		/**< Broadcast, multicast and unknown-unicast frames from
+					 *   the kernel, each sent once to every peer with a path
+					 *   in the stripe. */
+	uint64_t tx_flood_copies;	/**< The copies those made (included in tx_data). */
+	uint64_t tx_hello;		/**< Hellos sent (probes included). */
+	uint64_t tx_probe;		/**< Full-size probes among them. */
+	uint64_t tx_hello_drop;		/**< Hellos the port's control queue could not take. */
+	uint64_t tx_no_path;		/**< No peer, or no path in the stripe: dropped. */
 	uint64_t tx_too_big;		/**< Larger than the path MTU after encapsulation: dropped. */
 	uint64_t tx_backpressure;	/**< Times every path was full and frames waited. */
 	uint64_t tx_queue_drop;		/**< Port software queue overflowed: dropped. */
-	uint64_t tx_nombuf;		/**< No mbuf for a hello. */
+	uint64_t tx_nombuf;		/**< No mbuf for a hello or a flood copy. */
 	/* from the ports towards the kernel */
 	uint64_t rx;			/**< Frames read from member ports. */
 	uint64_t rx_data;
-	uint64_t rx_unseq;
-	uint64_t rx_hello;
+	uint64_t rx_hello;		/**< Hellos that decoded (refused ones included). */
 	uint64_t rx_foreign;		/**< Not seqbond's EtherType (raw traffic): dropped. */
 	uint64_t rx_err[SB_WIRE_E_MAX];	/**< Malformed, by reason: dropped. */
 	uint64_t rx_unknown_peer;	/**< Data from a sender we have no path to: dropped. */
@@ -87,6 +94,7 @@ struct sb_dp_stats {
 	uint64_t rx_late_delivered;
 	uint64_t rx_duplicate;
 	uint64_t rx_out_of_range;
+	uint64_t rx_stray;		/**< A window ahead, unconfirmed: dropped. */
 	uint64_t exc_tx;		/**< Frames handed to the kernel. */
 	uint64_t exc_tx_drop;		/**< Exception port refused them and its queue overflowed. */
 	uint64_t exc_too_big;		/**< Inner frame larger than the exception MTU: dropped. */
@@ -111,6 +119,7 @@ struct sb_snapshot {
 		uint16_t port_id;
 		uint8_t link_up;
 		uint8_t admin_up;
+		uint16_t mtu;
 		uint64_t rate_bps;
 		uint64_t tx_frames, tx_bytes;
 		uint64_t busy_ns;	/**< Modelled backlog now. */
@@ -126,6 +135,50 @@ struct sb_snapshot {
 		uint64_t hold_now;	/**< TSC cycles the oldest held frame has waited. */
 	} peer[SB_MAX_PEERS];
 };
+
+/** One path as every front end shows it (sb_dp_path_info()): one definition of each
+ *  derived figure. "tx" is our frames towards the peer (as the peer reports them), "rx"
+ *  the peer's frames towards us (as we measure them). */
+struct sb_path_info {
+	uint32_t peer;			/**< The peer's host id. */
+	uint8_t port, peer_port;
+	const char *state;		/**< "up", "init", "down" */
+	const char *fault;		/**< Why not in the stripe ("none" when it is). */
+	uint8_t in_stripe;
+	uint8_t mtu_ok;			/**< The peer hears our full-size probes. */
+	uint16_t mtu;			/**< Path MTU, bytes. */
+	uint64_t rate_bps;		/**< sb_path_rate_bps(). */
+	uint64_t tx_frames, tx_bytes;	/**< Data we sent on it. */
+	uint64_t rx_frames, rx_bytes;	/**< Data we received on it. */
+	uint64_t hellos_rx;
+	uint64_t last_hello_age_us;	/**< UINT64_MAX: never (or forgotten). */
+	uint32_t transitions;		/**< Into or out of UP. */
+	uint32_t stripe_exits;		/**< Left the stripe while UP (MTU, loss). */
+	uint32_t tx_loss_ppm;		/**< Share of our frames lost, over the loss window. */
+	uint32_t tx_lost;		/**< Our frames the peer found missing, cumulative. */
+	uint32_t rx_lost;		/**< The peer's frames we found missing, cumulative. */
+	uint32_t rx_loss_ppm;		/**< rx_lost against all the peer's frames, cumulative. */
+	uint32_t tx_rate_kbps;		/**< Delivered rate of our frames, as the peer measures. */
+	uint32_t rx_rate_kbps;		/**< Delivered rate of the peer's frames, as we measure. */
+	uint32_t tx_owd_us;		/**< Our frames' one-way delay above the peer's fastest
+					 *   path (latest, as the peer measures). */
+	uint32_t tx_owd_min_us;		/**< ... its windowed minimum. */
+};
+
+/**
+ * Fill @p pi with path @p path of peer @p peer (indexes into the snapshot's table).
+ * @return 0, or -EINVAL for indexes out of range.
+ */
+int sb_dp_path_info(const struct sb_snapshot *s, unsigned int peer, unsigned int path,
+	struct sb_path_info *pi);
+
+/**
+ * Call @p num for every numeric field of @p pi and @p str for its text fields, with their
+ * names (telemetry keys, exit report), in a fixed order.
+ */
+void sb_dp_path_info_foreach(const struct sb_path_info *pi,
+	void (*num)(const char *name, uint64_t value, void *arg),
+	void (*str)(const char *name, const char *value, void *arg), void *arg);
 
 /** Commands the lcore executes between bursts (sb_dp_cmd.c). */
 enum sb_cmd_type {

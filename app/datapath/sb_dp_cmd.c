@@ -28,7 +28,7 @@ sb_dp_snapshot(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 
 		snap->port[i] = (struct sb_snap_port){
 			.port_id = p->port_id, .link_up = p->link_up, .admin_up = p->admin_up,
-			.rate_bps = p->rate_bps, .tx_frames = p->tx_frames, .tx_bytes = p->tx_bytes,
+			.mtu = p->mtu, .rate_bps = p->rate_bps, .tx_frames = p->tx_frames, .tx_bytes = p->tx_bytes,
 			.busy_ns = p->busy_until_ns > now_ns ? p->busy_until_ns - now_ns : 0,
 		};
 	}
@@ -80,7 +80,7 @@ set_scheduler(struct sb_dp *dp, const struct sb_sched_ops *ops)
 }
 
 static int
-port_admin(struct sb_dp *dp, struct sb_dp_port *p, bool up)
+port_admin(struct sb_dp *dp, struct sb_dp_port *p, bool up, uint64_t now)
 {
 	if (up == (bool)p->admin_up)
 		return -EALREADY;
@@ -90,7 +90,7 @@ port_admin(struct sb_dp *dp, struct sb_dp_port *p, bool up)
 		DP_LOG(NOTICE, "port %u started by the operator", p->index);
 	} else {
 		p->admin_up = 0;
-		sb_dp_port_down(dp, p);
+		sb_dp_port_down(dp, p, now);
 		DP_LOG(NOTICE, "port %u stopped by the operator", p->index);
 	}
 	return 0;
@@ -141,7 +141,7 @@ cmd_apply(struct sb_dp *dp, struct sb_cmd *cmd, uint64_t now)
 			p->rate_bps = cmd->value;
 		break;
 	case SB_CMD_PORT_ADMIN:
-		ret = p != NULL ? port_admin(dp, p, cmd->value != 0) : -EINVAL;
+		ret = p != NULL ? port_admin(dp, p, cmd->value != 0, now) : -EINVAL;
 		break;
 	case SB_CMD_SET_REORDER_TIMEOUT:
 		if (cmd->value == 0) {

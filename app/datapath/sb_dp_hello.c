@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Hellos in and out, carrier, and what follows from them: peers found, paths up and down. */
+/* Hellos in and out (probes included), carrier, and what follows from them: peers found,
+ * paths up and down, paths in and out of the stripe. */
 #include <string.h>
+#include <time.h>
 
 #include <rte_ethdev.h>
 #include <rte_ether.h>
@@ -9,14 +11,29 @@
 #include "sb_dp_int.h"
 #include "sb_port.h"
 
-static void
-peer_event(struct sb_dp *dp, const struct sb_peer_event *ev)
+/* Hellos are kept small so they pass where big frames do not (that is what probes are
+ * for); entries beyond this go to the next hellos (SB_HELLO_F_PARTIAL). */
+#define HELLO_MAX_LEN 1024
+
+/* Wall-clock time for path event lines: tests and operators line them up with the moment a
+ * fault was made (and with the other hosts' logs). Events are rare; the call is cheap. */
+static double
+wall_clock(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void
+sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
+{
+	struct sb_dp *dp = arg;
 	const struct sb_peer *peer = &dp->peers.peer[ev->peer];
 	struct sb_dp_peer *dpeer = &dp->dpeer[ev->peer];
 	const struct sb_path *path = &peer->path[ev->path];
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
-	unsigned int j;
 
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)peer->agg_mac);
 	switch (ev->type) {
@@ -27,22 +44,45 @@ peer_event(struct sb_dp *dp, const struct sb_peer_event *ev)
 		dpeer->ready = true;
 		break;
 	case SB_PEER_EV_RESTART:
-		/* Its sequence numbers start afresh: forget what we held for it. */
-		DP_LOG(NOTICE, "peer %u (%s) restarted: reorder window reset", peer->host_id, mac);
+		/* Its sequence numbers start afresh and its paths are learnt again (perhaps
+		 * numbered otherwise): forget what we held and counted for it. */
+		DP_LOG(NOTICE, "peer %u (%s) restarted: reorder window reset at %.6f",
+			peer->host_id, mac, wall_clock());
 		sb_reorder_reset(dpeer->reorder, sb_dp_free_mbuf, NULL);
-		for (j = 0; j < SB_PEER_MAX_PATHS; j++)
+		for (unsigned int j = 0; j < SB_PEER_MAX_PATHS; j++)
 			sb_reorder_path_set_active(dpeer->reorder, j, false);
+		memset(dpeer->path_seq, 0, sizeof(dpeer->path_seq));
+		memset(dpeer->rbusy_ns, 0, sizeof(dpeer->rbusy_ns));
+		memset(dpeer->path_tx, 0, sizeof(dpeer->path_tx));
+		memset(dpeer->path_tx_bytes, 0, sizeof(dpeer->path_tx_bytes));
+		memset(dpeer->path_rx, 0, sizeof(dpeer->path_rx));
+		memset(dpeer->path_rx_bytes, 0, sizeof(dpeer->path_rx_bytes));
 		break;
 	case SB_PEER_EV_PATH_UP:
-		sb_reorder_path_set_active(dpeer->reorder, ev->path, true);
-		DP_LOG(INFO, "peer %u path %u up (port %u <-> peer port %u, %u kbit/s)",
+		DP_LOG(INFO, "peer %u path %u up (port %u <-> peer port %u, %u kbit/s) at %.6f",
 			peer->host_id, ev->path, path->local_port, path->remote_port,
-			path->remote_rate_kbps);
+			path->remote_rate_kbps, wall_clock());
 		break;
 	case SB_PEER_EV_PATH_DOWN:
+		DP_LOG(NOTICE, "peer %u path %u down (port %u <-> peer port %u): %s at %.6f",
+			peer->host_id, ev->path, path->local_port, path->remote_port,
+			sb_path_fault_str(ev->fault), wall_clock());
+		break;
+	case SB_PEER_EV_STRIPE_IN:
+		DP_LOG(INFO, "peer %u path %u in the stripe at %.6f", peer->host_id, ev->path,
+			wall_clock());
+		break;
+	case SB_PEER_EV_STRIPE_OUT:
+		/* A path leaving UP says so above; this is for faults that keep it UP. */
+		if (path->state == SB_PATH_UP)
+			DP_LOG(NOTICE, "peer %u path %u out of the stripe: %s fault at %.6f",
+				peer->host_id, ev->path, sb_path_fault_str(ev->fault),
+				wall_clock());
+		break;
+	case SB_PEER_EV_RX_IDLE:
+		/* The peer stopped sending on it (it said so in a hello that followed its last
+		 * data on this FIFO path): the loss rule must not wait for it. */
 		sb_reorder_path_set_active(dpeer->reorder, ev->path, false);
-		DP_LOG(NOTICE, "peer %u path %u down (port %u <-> peer port %u)",
-			peer->host_id, ev->path, path->local_port, path->remote_port);
 		break;
 	case SB_PEER_EV_AGG_MAC:
 		DP_LOG(NOTICE, "peer %u now has aggregate MAC %s", peer->host_id, mac);
@@ -56,26 +96,49 @@ void
 sb_dp_hello_input(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 {
 	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
-	struct sb_peer_event ev[4];
 	struct sb_hello h;
-	unsigned int i, n_ev;
+	enum sb_wire_err e;
 
-	if (sb_wire_hello_decode(buf + SB_HDR_LEN, rte_pktmbuf_data_len(m) - SB_HDR_LEN, &h) !=
-			SB_WIRE_OK) {
-		dp->stats.rx_err[SB_WIRE_E_HELLO]++;
+	e = sb_wire_hello_decode(buf + SB_HDR_LEN, rte_pktmbuf_data_len(m) - SB_HDR_LEN, &h);
+	if (e != SB_WIRE_OK) {
+		dp->stats.rx_err[e]++;	/* absurd fields, or shorter than its entries */
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (sb_peer_hello_rx(&dp->peers, p->index, buf + SB_ETH_ALEN, &h, now, ev, &n_ev) < 0)
+	dp->stats.rx_hello++;
+	if (sb_peer_hello_rx(&dp->peers, p->index, buf + SB_ETH_ALEN, &h,
+			rte_pktmbuf_pkt_len(m), p->mtu, now) < 0)
 		dp->stats.rx_hello_rejected++;
-	for (i = 0; i < n_ev; i++)
-		peer_event(dp, &ev[i]);
 	rte_pktmbuf_free(m);
 }
 
+/* Queue a hello ahead of the port's data. */
 static void
-hello_send(struct sb_dp *dp, struct sb_dp_port *p)
+ctlq_put(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, bool probe)
 {
+	if (p->ctlq.n == SB_CTLQ_CAP) {
+		rte_pktmbuf_free(m);
+		dp->stats.tx_hello_drop++;
+		return;
+	}
+	p->ctlq.m[p->ctlq.n++] = m;
+	dp->stats.tx_hello++;
+	if (probe)
+		dp->stats.tx_probe++;
+}
+
+/*
+ * One hello on port @p p to @p dst, listing what we hear there; padded to @p pad_to bytes
+ * when it is a full-size probe (0: not a probe).
+ */
+static void
+hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t pad_to,
+	uint64_t now)
+{
+	struct sb_hello_entry entries[(HELLO_MAX_LEN - SB_HDR_LEN - SB_HELLO_LEN) /
+		SB_HELLO_ENTRY_LEN];
+	unsigned int max = sb_wire_hello_max_entries(RTE_MIN((unsigned int)HELLO_MAX_LEN,
+		(unsigned int)p->mtu + SB_ETH_HLEN));
 	struct sb_hello h = {
 		.host_id = dp->conf.host_id,
 		.instance = dp->instance,
@@ -84,46 +147,81 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p)
 		.rate_kbps = (uint32_t)(p->rate_bps / 1000),
 		.interval_ms = dp->hello_interval_ms,
 		.mtu = p->mtu,
+		.multiplier = dp->conf.hello_multiplier,
+		.probe_interval_ms = dp->conf.mtu_probe_interval_ms,
+		/* A unicast probe reaches one peer port: it repeats the last number rather
+		 * than leave a gap (counted as loss) at every other port on the switch. */
+		.hello_seq = dst[0] & 0x01 ? p->hello_seq : p->hello_seq - 1,
+		.tx_time_us = sb_peer_clock_us(&dp->peers, now),
 	};
 	struct rte_mbuf *m = rte_pktmbuf_alloc(dp->mp);
+	bool partial;
+	size_t len, room;
 	uint8_t *buf;
 
 	if (m == NULL) {
 		dp->stats.tx_nombuf++;
 		return;
 	}
+	h.n_entries = sb_peer_hello_entries(&dp->peers, p->index, now, p->txq.n != 0, entries,
+		RTE_MIN(max, (unsigned int)RTE_DIM(entries)), &p->entry_cursor, &partial);
+	if (partial)
+		h.flags |= SB_HELLO_F_PARTIAL;
+	if (pad_to != 0)
+		h.flags |= SB_HELLO_F_PROBE;
 	memcpy(h.agg_mac, dp->conf.mac, SB_ETH_ALEN);
-	buf = (uint8_t *)rte_pktmbuf_append(m, SB_HDR_LEN + SB_HELLO_LEN);
-	sb_wire_put_hello(buf, p->mac, p->index, &h);
-	if (sb_txq_put(&p->txq, m, &dp->stats.tx_queue_drop))
-		dp->stats.tx_hello++;
+	room = rte_pktmbuf_tailroom(m);
+	buf = rte_pktmbuf_mtod(m, uint8_t *);
+	len = sb_wire_put_hello(buf, room, dst, p->mac, p->index, &h, entries, pad_to);
+	if (len == 0) {
+		/* The pool's buffers are sized for the largest port MTU: cannot happen. */
+		rte_pktmbuf_free(m);
+		dp->stats.tx_nombuf++;
+		return;
+	}
+	rte_pktmbuf_append(m, len);
+	if (dst[0] & 0x01)
+		p->hello_seq++;
+	ctlq_put(dp, p, m, pad_to != 0);
 }
 
-/* Every path over a port that lost carrier or was stopped goes down now, not after the
- * peer's dead interval. The table reports them in batches of RTE_DIM(ev). */
+/*
+ * Full-size probes on port @p p: one to the hello group, padded to the port's MTU, and one
+ * unicast to each peer port whose MTU is smaller (it could not receive the first).
+ */
 static void
-paths_down_over(struct sb_dp *dp, unsigned int port_index)
+probes_send(struct sb_dp *dp, struct sb_dp_port *p, uint64_t now)
 {
-	struct sb_peer_event ev[16];
-	unsigned int n, i;
+	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
+	unsigned int i, j;
 
-	do {
-		n = sb_peer_port_down(&dp->peers, port_index, ev, RTE_DIM(ev));
-		for (i = 0; i < n; i++)
-			peer_event(dp, &ev[i]);
-	} while (n == RTE_DIM(ev));
+	hello_send(dp, p, hello_mac, p->mtu + SB_ETH_HLEN, now);
+	for (i = 0; i < dp->peers.n_peers; i++) {
+		const struct sb_peer *peer = &dp->peers.peer[i];
+
+		for (j = 0; j < peer->n_paths; j++) {
+			const struct sb_path *path = &peer->path[j];
+
+			if (path->local_port == p->index && path->state != SB_PATH_DOWN &&
+					path->remote_mtu < p->mtu)
+				hello_send(dp, p, path->remote_mac,
+					path->remote_mtu + SB_ETH_HLEN, now);
+		}
+	}
 }
 
 void
 sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 {
+	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
 	static const uint64_t link_poll_ms = 10;
 	bool poll = now - dp->last_link_poll >= link_poll_ms * dp->hz / 1000;
-	struct sb_peer_event ev[16];
-	unsigned int i, n;
+	bool hello_due = now >= dp->next_hello;
+	unsigned int i;
 
 	for (i = 0; i < dp->n_ports; i++) {
 		struct sb_dp_port *p = &dp->port[i];
+		uint32_t bit = UINT32_C(1) << i;
 		bool up;
 
 		if (!p->admin_up)
@@ -136,33 +234,40 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 				p->link_up = up;
 				DP_LOG(NOTICE, "port %u link %s", p->index, up ? "up" : "down");
 				if (!up)
-					paths_down_over(dp, p->index);
+					sb_peer_port_down(&dp->peers, p->index, now);
 			}
 		}
-		if (now >= dp->next_hello && p->link_up)
-			hello_send(dp, p);
+		if (!p->link_up)
+			continue;
+		if (dp->probe_period != 0 &&
+				(now >= p->next_probe || (dp->peers.probe_due & bit))) {
+			/* A probe is a hello too: it replaces this round's plain one. */
+			dp->peers.probe_due &= ~bit;
+			p->next_probe = now + dp->probe_period;
+			probes_send(dp, p, now);
+		} else if (hello_due) {
+			hello_send(dp, p, hello_mac, 0, now);
+		}
 	}
 	if (poll)
 		dp->last_link_poll = now;
-	if (now >= dp->next_hello) {
+	if (hello_due) {
 		/* Keep the cadence (peers judge loss by it); re-anchor after a stall. */
 		dp->next_hello += dp->hello_period;
 		if (dp->next_hello <= now)
 			dp->next_hello = now + dp->hello_period;
 	}
-
-	do {
-		n = sb_peer_tick(&dp->peers, now, ev, RTE_DIM(ev));
-		for (i = 0; i < n; i++)
-			peer_event(dp, &ev[i]);
-	} while (n == RTE_DIM(ev));
+	sb_peer_tick(&dp->peers, now);
 }
 
 void
-sb_dp_port_down(struct sb_dp *dp, struct sb_dp_port *p)
+sb_dp_port_down(struct sb_dp *dp, struct sb_dp_port *p, uint64_t now)
 {
 	rte_pktmbuf_free_bulk(p->txq.m, p->txq.n);
 	dp->stats.tx_queue_drop += p->txq.n;
 	p->txq.n = 0;
-	paths_down_over(dp, p->index);
+	rte_pktmbuf_free_bulk(p->ctlq.m, p->ctlq.n);
+	dp->stats.tx_hello_drop += p->ctlq.n;
+	p->ctlq.n = 0;
+	sb_peer_port_down(&dp->peers, p->index, now);
 }

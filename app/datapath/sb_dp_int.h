@@ -32,11 +32,19 @@ extern int sb_dp_logtype;
 	rte_log(RTE_LOG_ ## level, sb_dp_logtype, "seqbond.peer: " fmt "\n", ##__VA_ARGS__)
 
 #define SB_TXQ_CAP 512		/**< Frames a port's software tx queue holds before dropping. */
+#define SB_CTLQ_CAP 16		/**< Hellos a port's control queue holds. */
 
 /** Frames waiting for a port (or the exception port) to accept them. */
 struct sb_txq {
 	uint16_t n;
 	struct rte_mbuf *m[SB_TXQ_CAP];
+};
+
+/** Hellos waiting for a port: flushed before its data, so they leave on time whatever the
+ *  load (a saturated path must not look dead). */
+struct sb_ctlq {
+	uint16_t n;
+	struct rte_mbuf *m[SB_CTLQ_CAP];
 };
 
 struct sb_dp_port {
@@ -49,6 +57,10 @@ struct sb_dp_port {
 	uint64_t rate_bps;
 	uint64_t busy_until_ns;		/**< Queue model shared by every path over this port. */
 	uint64_t tx_frames, tx_bytes;	/**< Accepted by the port (seqbond frames + hellos). */
+	uint32_t hello_seq;		/**< Next hello's sequence number on this port. */
+	unsigned int entry_cursor;	/**< Rotation of entries too many for one hello. */
+	uint64_t next_probe;		/**< TSC of the next full-size probe. */
+	struct sb_ctlq ctlq;
 	struct sb_txq txq;
 } __rte_cache_aligned;
 
@@ -56,6 +68,8 @@ struct sb_dp_port {
 struct sb_dp_peer {
 	uint32_t tx_seq;		/**< Next sequence number to send. */
 	bool ready;
+	uint8_t path_seq[SB_PEER_MAX_PATHS];	/**< Next shim path sequence per path. */
+	uint64_t rbusy_ns[SB_MAX_PORTS];	/**< Queue model of each of the peer's ports. */
 	struct sb_sched sched;
 	struct sb_sched_view view;
 	struct sb_reorder *reorder;
@@ -81,6 +95,7 @@ struct sb_dp {
 	bool *stop;			/**< Set by the main lcore; read with __atomic_load_n. */
 	uint16_t max_batch;		/**< Deepest rx burst of this loop iteration. */
 	uint64_t next_hello;		/**< TSC of the next round of hellos. */
+	uint64_t probe_period;		/**< TSC cycles between full-size probes; 0 none. */
 	uint64_t last_link_poll;	/**< TSC of the last carrier check. */
 
 	struct sb_dp_stats stats;
@@ -114,8 +129,10 @@ void sb_dp_hello_input(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *
 	uint64_t now);
 /** Poll carriers, send the round of hellos when due, expire silent paths. */
 void sb_dp_hello_tick(struct sb_dp *dp, uint64_t now);
-/** Take port @p p out of service: drop its queue, every path over it down. */
-void sb_dp_port_down(struct sb_dp *dp, struct sb_dp_port *p);
+/** Take port @p p out of service: drop its queues, every path over it down. */
+void sb_dp_port_down(struct sb_dp *dp, struct sb_dp_port *p, uint64_t now);
+/** The peer table's event handler (struct sb_peer_conf on_event; @p arg is the sb_dp). */
+void sb_dp_peer_event(void *arg, const struct sb_peer_event *ev);
 
 /* sb_dp_cmd.c */
 

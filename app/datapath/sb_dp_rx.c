@@ -6,7 +6,7 @@
 
 #include "sb_dp_int.h"
 
-/* Turn a received DATA/UNSEQ frame back into the inner Ethernet frame, in place. */
+/* Turn a received DATA frame back into the inner Ethernet frame, in place. */
 static inline void
 decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, const struct sb_peer *peer)
 {
@@ -53,7 +53,6 @@ rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 		return;
 	}
 	if (shim.type == SB_WIRE_HELLO) {
-		st->rx_hello++;
 		sb_dp_hello_input(dp, p, m, now);
 		return;
 	}
@@ -68,15 +67,14 @@ rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 	dpeer = &dp->dpeer[pi];
 	decap(dp, m, &shim, &dp->peers.peer[pi]);
 
-	if (shim.type == SB_WIRE_UNSEQ) {
-		st->rx_unseq++;
-		sb_dp_exc_put(dp, m);
-		return;
-	}
-
 	st->rx_data++;
 	dpeer->path_rx[path]++;
 	dpeer->path_rx_bytes[path] += wire_len;
+	sb_peer_data_rx(&dp->peers, pi, path, shim.path_seq, wire_len);
+	/* Data on a path makes it count in the loss rule until the peer says it stopped
+	 * (SB_PEER_EV_RX_IDLE): activated before the frame goes in, so no gap this path
+	 * could still fill is declared lost meanwhile. */
+	sb_reorder_path_set_active(dpeer->reorder, path, true);
 	switch (sb_reorder_insert(dpeer->reorder, path, shim.seq, m, now)) {
 	case SB_REORDER_HELD:
 		break;
@@ -90,6 +88,10 @@ rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 		break;
 	case SB_REORDER_DUPLICATE:
 		st->rx_duplicate++;
+		rte_pktmbuf_free(m);
+		break;
+	case SB_REORDER_STRAY:
+		st->rx_stray++;
 		rte_pktmbuf_free(m);
 		break;
 	case SB_REORDER_OUT_OF_RANGE:

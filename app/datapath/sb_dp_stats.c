@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The datapath counters by name: one list for every front end (exit report, console, telemetry). */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -14,16 +15,17 @@ struct stat_field {
 
 /* In datapath order: kernel -> ports, then ports -> kernel. */
 static const struct stat_field tx_fields[] = {
-	FIELD(exc_rx), FIELD(tx_data), FIELD(tx_data_bytes), FIELD(tx_unseq), FIELD(tx_hello),
-	FIELD(tx_no_peer), FIELD(tx_no_path), FIELD(tx_too_big), FIELD(tx_backpressure),
-	FIELD(tx_queue_drop), FIELD(tx_nombuf),
-	FIELD(rx), FIELD(rx_data), FIELD(rx_unseq), FIELD(rx_hello), FIELD(rx_foreign),
+	FIELD(exc_rx), FIELD(tx_data), FIELD(tx_data_bytes), FIELD(tx_flood),
+	FIELD(tx_flood_copies), FIELD(tx_hello), FIELD(tx_probe), FIELD(tx_hello_drop),
+	FIELD(tx_no_path), FIELD(tx_too_big), FIELD(tx_backpressure), FIELD(tx_queue_drop),
+	FIELD(tx_nombuf),
+	FIELD(rx), FIELD(rx_data), FIELD(rx_hello), FIELD(rx_foreign),
 };
 
 static const struct stat_field rx_fields[] = {
 	FIELD(rx_unknown_peer), FIELD(rx_hello_rejected), FIELD(rx_late_dropped),
-	FIELD(rx_late_delivered), FIELD(rx_duplicate), FIELD(rx_out_of_range), FIELD(exc_tx),
-	FIELD(exc_tx_drop), FIELD(exc_too_big), FIELD(loops), FIELD(idle_sleeps),
+	FIELD(rx_late_delivered), FIELD(rx_duplicate), FIELD(rx_out_of_range), FIELD(rx_stray),
+	FIELD(exc_tx), FIELD(exc_tx_drop), FIELD(exc_too_big), FIELD(loops), FIELD(idle_sleeps),
 };
 
 static uint64_t
@@ -48,4 +50,83 @@ sb_dp_stats_foreach(const struct sb_dp_stats *st,
 	}
 	for (i = 0; i < RTE_DIM(rx_fields); i++)
 		fn(rx_fields[i].name, value(st, &rx_fields[i]), arg);
+}
+
+int
+sb_dp_path_info(const struct sb_snapshot *s, unsigned int peer, unsigned int path,
+	struct sb_path_info *pi)
+{
+	const struct sb_peer *p;
+	const struct sb_path *pa;
+	const struct sb_snap_peer *sp;
+	uint64_t all;
+
+	if (peer >= s->peers.n_peers || path >= s->peers.peer[peer].n_paths)
+		return -EINVAL;
+	p = &s->peers.peer[peer];
+	pa = &p->path[path];
+	sp = &s->peer[peer];
+	all = (uint64_t)pa->rx.rx_frames + pa->rx.lost_frames;
+	*pi = (struct sb_path_info){
+		.peer = p->host_id,
+		.port = pa->local_port,
+		.peer_port = pa->remote_port,
+		.state = sb_path_state_str(pa->state),
+		.fault = sb_path_fault_str(pa->usable ? SB_FAULT_NONE : pa->fault),
+		.in_stripe = pa->usable,
+		.mtu_ok = pa->fb.mtu_ok,
+		.mtu = sb_path_mtu(pa, s->port[pa->local_port].mtu),
+		.rate_bps = sp->path_rate_bps[path],
+		.tx_frames = sp->path_tx[path],
+		.tx_bytes = sp->path_tx_bytes[path],
+		.rx_frames = sp->path_rx[path],
+		.rx_bytes = sp->path_rx_bytes[path],
+		.hellos_rx = pa->rx.hellos_rx,
+		.last_hello_age_us = pa->rx.last_hello == 0 || pa->rx.last_hello > s->tsc ?
+			UINT64_MAX : (s->tsc - pa->rx.last_hello) * 1000000 / s->hz,
+		.transitions = pa->transitions,
+		.stripe_exits = pa->stripe_exits,
+		.tx_loss_ppm = pa->fb.loss_ppm,
+		.tx_lost = pa->fb.lost_frames,
+		.rx_lost = pa->rx.lost_frames,
+		.rx_loss_ppm = all != 0 ? (uint32_t)(pa->rx.lost_frames * UINT64_C(1000000) / all) :
+			0,
+		.tx_rate_kbps = pa->fb.rate_kbps,
+		.rx_rate_kbps = pa->rx.rate_kbps,
+		.tx_owd_us = pa->fb.owd_us,
+		.tx_owd_min_us = pa->fb.owd_min_us,
+	};
+	return 0;
+}
+
+void
+sb_dp_path_info_foreach(const struct sb_path_info *pi,
+	void (*num)(const char *name, uint64_t value, void *arg),
+	void (*str)(const char *name, const char *value, void *arg), void *arg)
+{
+	num("peer", pi->peer, arg);
+	num("port", pi->port, arg);
+	num("peer_port", pi->peer_port, arg);
+	str("state", pi->state, arg);
+	num("in_stripe", pi->in_stripe, arg);
+	str("fault", pi->fault, arg);
+	num("mtu", pi->mtu, arg);
+	num("mtu_ok", pi->mtu_ok, arg);
+	num("rate_bps", pi->rate_bps, arg);
+	num("tx_frames", pi->tx_frames, arg);
+	num("tx_bytes", pi->tx_bytes, arg);
+	num("rx_frames", pi->rx_frames, arg);
+	num("rx_bytes", pi->rx_bytes, arg);
+	num("hellos_rx", pi->hellos_rx, arg);
+	num("last_hello_age_us", pi->last_hello_age_us, arg);
+	num("transitions", pi->transitions, arg);
+	num("stripe_exits", pi->stripe_exits, arg);
+	num("tx_loss_ppm", pi->tx_loss_ppm, arg);
+	num("tx_lost", pi->tx_lost, arg);
+	num("rx_lost", pi->rx_lost, arg);
+	num("rx_loss_ppm", pi->rx_loss_ppm, arg);
+	num("tx_rate_kbps", pi->tx_rate_kbps, arg);
+	num("rx_rate_kbps", pi->rx_rate_kbps, arg);
+	num("tx_owd_us", pi->tx_owd_us, arg);
+	num("tx_owd_min_us", pi->tx_owd_min_us, arg);
 }

@@ -8,12 +8,14 @@
 
 #include "sb_dp_int.h"
 
-/* Refresh a peer's scheduler view from the peer table and the ports' queue models. */
+/* Refresh a peer's scheduler view from the peer table and the queue models: our port's
+ * and, where a switch queues in front of it, the peer port's. */
 static void
 view_refresh(struct sb_dp *dp, unsigned int pi, uint64_t now_ns)
 {
 	const struct sb_peer *peer = &dp->peers.peer[pi];
-	struct sb_sched_view *v = &dp->dpeer[pi].view;
+	struct sb_dp_peer *dpeer = &dp->dpeer[pi];
+	struct sb_sched_view *v = &dpeer->view;
 	unsigned int j;
 
 	v->n_paths = peer->n_paths;
@@ -21,85 +23,34 @@ view_refresh(struct sb_dp *dp, unsigned int pi, uint64_t now_ns)
 	for (j = 0; j < peer->n_paths; j++) {
 		const struct sb_path *path = &peer->path[j];
 		const struct sb_dp_port *p = &dp->port[path->local_port];
+		uint64_t remote = (uint64_t)path->remote_rate_kbps * 1000;
+		struct sb_sched_path *sp = &v->path[j];
 
-		v->path[j].rate_bps = sb_path_rate_bps(path, p->rate_bps);
-		v->path[j].busy_until_ns = p->busy_until_ns;
+		sp->rate_bps = p->rate_bps;
+		sp->busy_until_ns = p->busy_until_ns;
+		/* The peer's port is a second queue when it is slower than ours or fed by
+		 * several of our ports; otherwise it never holds anything back. */
+		sp->remote_rate_bps = remote != 0 && (remote < p->rate_bps ||
+			path->remote_fanin > 1) ? remote : 0;
+		sp->rbusy_until_ns = dpeer->rbusy_ns[path->remote_port];
 		/* A port whose software queue still holds frames is full: that is the
 		 * "skip paths whose TX queue is full" rule, on real NICs and on veths. */
-		v->path[j].usable = path->state == SB_PATH_UP && p->link_up && p->admin_up &&
-			p->txq.n == 0;
+		sp->usable = path->usable && p->link_up && p->admin_up && p->txq.n == 0;
 	}
-}
-
-/* First port with a path up to any peer: where broadcasts go (each port's switch reaches
- * every peer on it, so one copy suffices). @return port index or -1. */
-static int
-flood_port(const struct sb_dp *dp)
-{
-	unsigned int i, j;
-	int best = -1;
-
-	for (i = 0; i < dp->peers.n_peers; i++) {
-		const struct sb_peer *peer = &dp->peers.peer[i];
-
-		for (j = 0; j < peer->n_paths; j++) {
-			const struct sb_path *path = &peer->path[j];
-
-			if (path->state == SB_PATH_UP && dp->port[path->local_port].link_up &&
-					dp->port[path->local_port].admin_up &&
-					(best < 0 || path->local_port < best))
-				best = path->local_port;
-		}
-	}
-	return best;
-}
-
-static void
-send_unseq(struct sb_dp *dp, struct rte_mbuf *m)
-{
-	struct sb_dp_stats *st = &dp->stats;
-	const struct sb_shim shim = { .type = SB_WIRE_UNSEQ };
-	struct sb_dp_port *p;
-	uint8_t dst[SB_ETH_ALEN];
-	uint8_t *hdr;
-	int port = flood_port(dp);
-
-	if (port < 0) {
-		st->tx_no_path++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	p = &dp->port[port];
-	if (rte_pktmbuf_pkt_len(m) + SB_SHIM_LEN > p->mtu) {
-		st->tx_too_big++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	memcpy(dst, rte_pktmbuf_mtod(m, uint8_t *), SB_ETH_ALEN);
-	hdr = (uint8_t *)rte_pktmbuf_prepend(m, SB_HDR_LEN);
-	if (hdr == NULL) {
-		st->tx_too_big++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	/* Same group destination outside as inside, so switches flood it like the original. */
-	sb_wire_put_hdr(hdr, dst, p->mac, &shim);
-	if (sb_txq_put(&p->txq, m, &st->tx_queue_drop))
-		st->tx_unseq++;
 }
 
 /*
- * Encapsulate and queue one unicast frame for peer @p pi.
+ * Encapsulate and queue one frame for peer @p pi.
+ * @param elide  The inner frame goes between the two aggregate MACs: leave them out.
  * @return 0 when the frame was consumed (sent or dropped), -EAGAIN when every path is full
  *   and the frame must wait (still owned by the caller, unmodified).
  */
 static int
-send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, uint64_t now_ns)
+send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uint64_t now_ns)
 {
 	struct sb_dp_stats *st = &dp->stats;
 	struct sb_dp_peer *dpeer = &dp->dpeer[pi];
 	const struct sb_peer *peer = &dp->peers.peer[pi];
-	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	struct sb_shim shim = { .type = SB_WIRE_DATA };
 	const struct sb_path *path;
 	struct sb_dp_port *p;
@@ -107,14 +58,12 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, uint64_t now_ns
 	uint8_t *hdr;
 	int j;
 
-	if (peer->n_up == 0) {
+	if (peer->n_usable == 0) {
 		st->tx_no_path++;
 		rte_pktmbuf_free(m);
 		return 0;
 	}
-	/* Frames between the two aggregate MACs (all of them unless sb0 is bridged) travel
-	 * with their addresses elided; the receiver knows both. */
-	if (memcmp(eth->src_addr.addr_bytes, dp->conf.mac, SB_ETH_ALEN) == 0) {
+	if (elide) {
 		shim.flags = SB_WIRE_F_ELIDED;
 		add = SB_WIRE_OVERHEAD;
 	} else {
@@ -130,7 +79,7 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, uint64_t now_ns
 	}
 	path = &peer->path[j];
 	p = &dp->port[path->local_port];
-	if (unlikely(wire_len - SB_ETH_HLEN > RTE_MIN(p->mtu, path->remote_mtu))) {
+	if (unlikely(wire_len - SB_ETH_HLEN > sb_path_mtu(path, p->mtu))) {
 		st->tx_too_big++;
 		rte_pktmbuf_free(m);
 		return 0;
@@ -142,16 +91,71 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, uint64_t now_ns
 		return 0;
 	}
 	shim.path = p->index;
+	shim.path_seq = dpeer->path_seq[j]++;
 	shim.seq = dpeer->tx_seq++;
 	/* For elided frames the inner EtherType is already in place at offset 22. */
 	sb_wire_put_hdr(hdr, path->remote_mac, p->mac, &shim);
 	sb_sched_charge(&dpeer->view, j, wire_len);
 	p->busy_until_ns = dpeer->view.path[j].busy_until_ns;
+	if (dpeer->view.path[j].remote_rate_bps != 0)
+		dpeer->rbusy_ns[path->remote_port] = dpeer->view.path[j].rbusy_until_ns;
 	dpeer->path_tx[j]++;
 	dpeer->path_tx_bytes[j] += wire_len;
 	if (sb_txq_put(&p->txq, m, &st->tx_queue_drop)) {
 		st->tx_data++;
 		st->tx_data_bytes += wire_len;
+	}
+	return 0;
+}
+
+/*
+ * Broadcast, multicast and unicast to a MAC that is no peer's: one sequenced copy to every
+ * peer with a path in the stripe, so each peer's kernel gets it exactly once, in order with
+ * the rest of that peer's traffic, and it never comes back to us (no group address on the
+ * wire). It waits (-EAGAIN, frame untouched) until every such peer has a path with room, so
+ * nobody's copy is dropped for backpressure.
+ * @return 0 when consumed, -EAGAIN to retry later.
+ */
+static int
+send_flood(struct sb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
+{
+	struct sb_dp_stats *st = &dp->stats;
+	unsigned int i, n = 0, last = 0;
+
+	for (i = 0; i < dp->peers.n_peers; i++) {
+		if (dp->peers.peer[i].n_usable == 0)
+			continue;
+		view_refresh(dp, i, now_ns);
+		if (sb_sched_eligible(&dp->dpeer[i].view) == 0) {
+			st->tx_backpressure++;
+			return -EAGAIN;
+		}
+		n++;
+		last = i;
+	}
+	if (n == 0) {
+		st->tx_no_path++;
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	st->tx_flood++;
+	for (i = 0; i < dp->peers.n_peers; i++) {
+		struct rte_mbuf *c;
+
+		if (dp->peers.peer[i].n_usable == 0)
+			continue;
+		if (i == last) {
+			c = m;
+		} else {
+			c = rte_pktmbuf_copy(m, dp->mp, 0, UINT32_MAX);
+			if (c == NULL) {
+				st->tx_nombuf++;
+				continue;
+			}
+		}
+		st->tx_flood_copies++;
+		/* Eligible just above and nothing sent since to this peer: cannot wait. */
+		send_data(dp, i, c, false, now_ns);
 	}
 	return 0;
 }
@@ -179,12 +183,12 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
 			st->tx_too_big++;
 			rte_pktmbuf_free(m);
-		} else if (rte_is_multicast_ether_addr(&eth->dst_addr)) {
-			send_unseq(dp, m);
-		} else if ((pi = sb_peer_lookup_mac(&dp->peers, eth->dst_addr.addr_bytes)) < 0) {
-			st->tx_no_peer++;
-			rte_pktmbuf_free(m);
-		} else if (send_data(dp, pi, m, now_ns) == -EAGAIN) {
+		} else if (rte_is_multicast_ether_addr(&eth->dst_addr) ||
+				(pi = sb_peer_lookup_mac(&dp->peers, eth->dst_addr.addr_bytes)) < 0) {
+			if (send_flood(dp, m, now_ns) == -EAGAIN)
+				break;
+		} else if (send_data(dp, pi, m, memcmp(eth->src_addr.addr_bytes, dp->conf.mac,
+				SB_ETH_ALEN) == 0, now_ns) == -EAGAIN) {
 			break;
 		}
 		dp->pending_head++;
@@ -195,26 +199,28 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 	return done;
 }
 
+/* Hand a queue's frames to a port; what it refuses waits at the front of the queue. */
 static void
-txq_flush(uint16_t port_id, struct sb_txq *q, uint64_t *frames, uint64_t *bytes)
+queue_flush(uint16_t port_id, struct rte_mbuf **m, uint16_t *n, uint64_t *frames,
+	uint64_t *bytes)
 {
 	uint16_t sent, i;
 
-	if (q->n == 0)
+	if (*n == 0)
 		return;
 	if (bytes != NULL)
-		for (i = 0; i < q->n; i++)
-			*bytes += rte_pktmbuf_pkt_len(q->m[i]);
-	sent = rte_eth_tx_burst(port_id, 0, q->m, q->n);
+		for (i = 0; i < *n; i++)
+			*bytes += rte_pktmbuf_pkt_len(m[i]);
+	sent = rte_eth_tx_burst(port_id, 0, m, *n);
 	*frames += sent;
-	if (sent < q->n) {
+	if (sent < *n) {
 		/* The rest waits for the next flush; the port counts as full meanwhile. */
 		if (bytes != NULL)
-			for (i = sent; i < q->n; i++)
-				*bytes -= rte_pktmbuf_pkt_len(q->m[i]);
-		memmove(q->m, q->m + sent, (q->n - sent) * sizeof(q->m[0]));
+			for (i = sent; i < *n; i++)
+				*bytes -= rte_pktmbuf_pkt_len(m[i]);
+		memmove(m, m + sent, (*n - sent) * sizeof(m[0]));
 	}
-	q->n -= sent;
+	*n -= sent;
 }
 
 unsigned int
@@ -223,10 +229,17 @@ sb_dp_flush(struct sb_dp *dp)
 	unsigned int i;
 	uint64_t before = dp->stats.exc_tx;
 
-	for (i = 0; i < dp->n_ports; i++)
-		if (dp->port[i].admin_up)
-			txq_flush(dp->port[i].port_id, &dp->port[i].txq,
-				&dp->port[i].tx_frames, &dp->port[i].tx_bytes);
-	txq_flush(dp->exc_port, &dp->exc_txq, &dp->stats.exc_tx, NULL);
+	for (i = 0; i < dp->n_ports; i++) {
+		struct sb_dp_port *p = &dp->port[i];
+
+		if (!p->admin_up)
+			continue;
+		/* Hellos first: they must not wait behind a saturated path's data. */
+		queue_flush(p->port_id, p->ctlq.m, &p->ctlq.n, &p->tx_frames, &p->tx_bytes);
+		if (p->ctlq.n == 0)
+			queue_flush(p->port_id, p->txq.m, &p->txq.n, &p->tx_frames,
+				&p->tx_bytes);
+	}
+	queue_flush(dp->exc_port, dp->exc_txq.m, &dp->exc_txq.n, &dp->stats.exc_tx, NULL);
 	return dp->stats.exc_tx - before;
 }

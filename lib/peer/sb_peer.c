@@ -1,19 +1,72 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Peer table: discovery, three-way path liveness, MTU probes, per-path loss and feedback
+ * (sb_peer.h has the state machine and the rules). */
 #include <errno.h>
 #include <string.h>
 
 #include "sb_peer.h"
 
-int
-sb_peer_table_init(struct sb_peer_table *t, uint32_t host_id, uint32_t dead_mult, uint64_t hz)
+/* A windowed minimum of the one-way delay, BBR-style: the minimum of the current and the
+ * previous epoch, so a path whose delay grows for good is re-measured within two epochs. */
+#define OWD_EPOCH_S 10
+/* A hello sequence jump larger than this is a resynchronisation, not loss. */
+#define MAX_COUNTED_GAP 100000u
+
+static const char *const state_names[] = { "down", "init", "up" };
+static const char *const fault_names[SB_FAULT_MAX] = {
+	[SB_FAULT_NONE] = "none", [SB_FAULT_SILENT] = "silent", [SB_FAULT_ONE_WAY] = "one-way",
+	[SB_FAULT_PORT] = "port", [SB_FAULT_MTU] = "mtu", [SB_FAULT_LOSS] = "loss",
+};
+
+const char *
+sb_path_state_str(unsigned int state)
 {
-	if (host_id == 0 || dead_mult < 2 || hz == 0)
+	return state < sizeof(state_names) / sizeof(state_names[0]) ? state_names[state] : "?";
+}
+
+const char *
+sb_path_fault_str(unsigned int fault)
+{
+	return fault < SB_FAULT_MAX ? fault_names[fault] : "?";
+}
+
+int
+sb_peer_table_init(struct sb_peer_table *t, const struct sb_peer_conf *conf)
+{
+	if (conf == NULL || conf->host_id == 0 || conf->hz == 0 || conf->loss_window_ms < 10 ||
+			conf->probe_dead_mult < 2 || conf->on_event == NULL)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
-	t->host_id = host_id;
-	t->dead_mult = dead_mult;
-	t->hz = hz;
+	t->conf = *conf;
+	t->loss_sample_period = (uint64_t)conf->loss_window_ms * conf->hz / 1000 /
+		(SB_PEER_LOSS_SAMPLES - 1);
+	t->owd_epoch_len = OWD_EPOCH_S * conf->hz;
 	return 0;
+}
+
+static void
+emit(struct sb_peer_table *t, uint8_t type, unsigned int peer, unsigned int path,
+	uint8_t fault)
+{
+	const struct sb_peer_event ev = {
+		.type = type, .peer = (uint8_t)peer, .path = (uint8_t)path, .fault = fault,
+	};
+
+	t->conf.on_event(t->conf.event_arg, &ev);
+}
+
+uint32_t
+sb_peer_clock_us(const struct sb_peer_table *t, uint64_t now)
+{
+	uint64_t hz = t->conf.hz;
+
+	return (uint32_t)((now / hz) * 1000000 + (now % hz) * 1000000 / hz);
+}
+
+static uint64_t
+detect_time(const struct sb_peer_table *t, const struct sb_path *path)
+{
+	return (uint64_t)path->remote_interval_ms * path->remote_mult * t->conf.hz / 1000;
 }
 
 static int
@@ -32,37 +85,186 @@ peer_reset_paths(struct sb_peer *p)
 {
 	p->n_paths = 0;
 	p->n_up = 0;
+	p->n_usable = 0;
 	memset(p->path, 0, sizeof(p->path));
 	memset(p->path_of, -1, sizeof(p->path_of));
 }
 
+/* Usable = in the stripe: UP, our full-size probes arrive (or we send none), loss below the
+ * limit. Emits STRIPE_IN/STRIPE_OUT on change. */
 static void
-path_set_state(struct sb_peer *p, unsigned int pi, enum sb_path_state st, uint64_t now)
+path_eval(struct sb_peer_table *t, unsigned int pi, unsigned int j)
 {
-	struct sb_path *path = &p->path[pi];
+	struct sb_peer *p = &t->peer[pi];
+	struct sb_path *path = &p->path[j];
+	bool mtu_ok = !t->conf.probes_sent || path->fb.mtu_ok;
+	bool usable = path->state == SB_PATH_UP && mtu_ok && !path->fb.lossy;
 
-	if (path->state == st)
+	if (path->state == SB_PATH_UP && !usable)
+		path->fault = !mtu_ok ? SB_FAULT_MTU : SB_FAULT_LOSS;
+	if (usable == (bool)path->usable)
+		return;
+	path->usable = usable;
+	if (usable) {
+		p->n_usable++;
+		path->fault = SB_FAULT_NONE;
+		emit(t, SB_PEER_EV_STRIPE_IN, pi, j, SB_FAULT_NONE);
+	} else {
+		p->n_usable--;
+		if (path->state == SB_PATH_UP)
+			path->stripe_exits++;
+		emit(t, SB_PEER_EV_STRIPE_OUT, pi, j, path->fault);
+	}
+}
+
+static void
+remote_tx_set(struct sb_peer_table *t, unsigned int pi, unsigned int j, bool on)
+{
+	struct sb_path *path = &t->peer[pi].path[j];
+
+	if (on == (bool)path->fb.remote_tx)
+		return;
+	path->fb.remote_tx = on;
+	if (!on)
+		emit(t, SB_PEER_EV_RX_IDLE, pi, j, SB_FAULT_NONE);
+}
+
+static void
+path_set_state(struct sb_peer_table *t, unsigned int pi, unsigned int j,
+	enum sb_path_state st, enum sb_path_fault fault, uint64_t now)
+{
+	struct sb_peer *p = &t->peer[pi];
+	struct sb_path *path = &p->path[j];
+	enum sb_path_state old = path->state;
+
+	if (old == st)
 		return;
 	path->state = st;
-	path->transitions++;
 	if (st == SB_PATH_UP) {
 		path->up_since = now;
+		path->transitions++;
+		path->fault = SB_FAULT_NONE;
 		p->n_up++;
+		emit(t, SB_PEER_EV_PATH_UP, pi, j, SB_FAULT_NONE);
 	} else {
-		p->n_up--;
+		path->fault = fault;
+		if (old == SB_PATH_UP) {
+			path->down_since = now;
+			path->transitions++;
+			p->n_up--;
+			emit(t, SB_PEER_EV_PATH_DOWN, pi, j, fault);
+		}
 	}
+	if (st == SB_PATH_DOWN) {
+		/* Nothing arrives any more: the peer's frames stop counting in our loss rule;
+		 * sequence gaps across the outage are not loss; the loss window restarts. */
+		remote_tx_set(t, pi, j, false);
+		path->rx.hseq_valid = 0;
+		path->rx.pseq_valid = 0;
+		path->fb.last_echo = 0;
+		path->fb.mtu_ok = 0;
+		path->fb.lossy = 0;
+		path->fb.n_samples = 0;
+		path->fb.loss_ppm = 0;
+	}
+	path_eval(t, pi, j);
+}
+
+/* Count frames a sequence jump shows missing. */
+static void
+count_gap(struct sb_path_rx *rx, uint32_t gap)
+{
+	if (gap != 0 && gap < MAX_COUNTED_GAP)
+		rx->lost_frames += gap;
+}
+
+/* Add the peer's latest report to the loss window and judge the path. */
+static void
+loss_update(struct sb_peer_table *t, struct sb_path_fb *fb, uint64_t now)
+{
+	const struct sb_peer_conf *c = &t->conf;
+	unsigned int newest, oldest;
+	uint32_t drx, dlost;
+	uint64_t total;
+
+	newest = (fb->sample_head + fb->n_samples + SB_PEER_LOSS_SAMPLES - 1) %
+		SB_PEER_LOSS_SAMPLES;
+	if (fb->n_samples == 0 || now - fb->sample[newest].t >= t->loss_sample_period) {
+		if (fb->n_samples == SB_PEER_LOSS_SAMPLES) {
+			fb->sample_head = (fb->sample_head + 1) % SB_PEER_LOSS_SAMPLES;
+			fb->n_samples--;
+		}
+		newest = (fb->sample_head + fb->n_samples) % SB_PEER_LOSS_SAMPLES;
+		fb->sample[newest].t = now;
+		fb->sample[newest].rx = fb->rx_frames;
+		fb->sample[newest].lost = fb->lost_frames;
+		fb->n_samples++;
+	}
+	oldest = fb->sample_head;
+	drx = fb->rx_frames - fb->sample[oldest].rx;
+	dlost = fb->lost_frames - fb->sample[oldest].lost;
+	total = (uint64_t)drx + dlost;
+	if (c->loss_max_ppm == 0 || total < c->loss_min_frames || total == 0)
+		return;
+	fb->loss_ppm = (uint32_t)((uint64_t)dlost * 1000000 / total);
+	if (!fb->lossy && fb->loss_ppm > c->loss_max_ppm)
+		fb->lossy = 1;
+	else if (fb->lossy && fb->loss_ppm <= c->loss_max_ppm / 2 &&
+			fb->n_samples == SB_PEER_LOSS_SAMPLES)
+		fb->lossy = 0;	/* clean over a whole window: back in */
+}
+
+/* One-way delay sample from a hello: receive time minus send time, both in us mod 2^32.
+ * The hosts' clocks are not synchronised, but the offset is the same for every path from
+ * one peer, so differences between paths and over time are true delays. */
+static void
+owd_sample(struct sb_path_rx *rx, uint32_t raw)
+{
+	if (!rx->owd_valid) {
+		rx->owd_raw_min = rx->owd_raw_min_prev = rx->owd_raw_last = raw;
+		rx->owd_valid = 1;
+		return;
+	}
+	rx->owd_raw_last = raw;
+	if ((int32_t)(raw - rx->owd_raw_min) < 0)
+		rx->owd_raw_min = raw;
+}
+
+static void
+owd_epoch(struct sb_peer_table *t, struct sb_peer *p, uint64_t now)
+{
+	unsigned int j;
+
+	if (now - p->owd_epoch < t->owd_epoch_len)
+		return;
+	p->owd_epoch = now;
+	for (j = 0; j < p->n_paths; j++) {
+		struct sb_path_rx *rx = &p->path[j].rx;
+
+		rx->owd_raw_min_prev = rx->owd_raw_min;
+		rx->owd_raw_min = rx->owd_raw_last;
+	}
+}
+
+static uint32_t
+owd_windowed_min(const struct sb_path_rx *rx)
+{
+	return (int32_t)(rx->owd_raw_min_prev - rx->owd_raw_min) < 0 ? rx->owd_raw_min_prev :
+		rx->owd_raw_min;
 }
 
 int
 sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t *src_mac,
-	const struct sb_hello *h, uint64_t now, struct sb_peer_event *ev, unsigned int *n_ev)
+	const struct sb_hello *h, uint32_t frame_len, uint16_t local_mtu, uint64_t now)
 {
+	struct sb_hello_entry e;
 	struct sb_peer *p;
 	struct sb_path *path;
+	bool listed = false;
+	unsigned int i;
 	int pi, idx;
 
-	*n_ev = 0;
-	if (h->host_id == t->host_id) {
+	if (h->host_id == t->conf.host_id) {
 		t->rejects[SB_PEER_REJ_SELF]++;
 		return -EINVAL;
 	}
@@ -82,9 +284,10 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		memset(p, 0, sizeof(*p));
 		p->host_id = h->host_id;
 		p->instance = h->instance;
+		p->owd_epoch = now;
 		memcpy(p->agg_mac, h->agg_mac, SB_ETH_ALEN);
 		peer_reset_paths(p);
-		ev[(*n_ev)++] = (struct sb_peer_event){ SB_PEER_EV_NEW, idx, 0 };
+		emit(t, SB_PEER_EV_NEW, idx, 0, SB_FAULT_NONE);
 	} else {
 		p = &t->peer[idx];
 		if (p->instance != h->instance) {
@@ -92,11 +295,11 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 			 * its ports: forget its paths; they come back with its hellos. */
 			p->instance = h->instance;
 			peer_reset_paths(p);
-			ev[(*n_ev)++] = (struct sb_peer_event){ SB_PEER_EV_RESTART, idx, 0 };
+			emit(t, SB_PEER_EV_RESTART, idx, 0, SB_FAULT_NONE);
 		}
 		if (memcmp(p->agg_mac, h->agg_mac, SB_ETH_ALEN) != 0) {
 			memcpy(p->agg_mac, h->agg_mac, SB_ETH_ALEN);
-			ev[(*n_ev)++] = (struct sb_peer_event){ SB_PEER_EV_AGG_MAC, idx, 0 };
+			emit(t, SB_PEER_EV_AGG_MAC, idx, 0, SB_FAULT_NONE);
 		}
 	}
 	p->interval_ms = h->interval_ms;
@@ -112,40 +315,206 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		path = &p->path[pi];
 		path->local_port = local_port;
 		path->remote_port = h->port_index;
+		path->remote_fanin = 1;
+		for (i = 0; i < (unsigned int)pi; i++)
+			if (p->path[i].remote_port == h->port_index) {
+				p->path[i].remote_fanin++;
+				path->remote_fanin++;
+			}
 	}
+	if (p->path[pi].state == SB_PATH_DOWN)
+		/* A path (re)appears: probe its MTU now, not at the next probe interval. */
+		t->probe_due |= UINT32_C(1) << local_port;
 	path = &p->path[pi];
-	if (path->hellos_rx == 0)
-		path->first_hello = now;
 	memcpy(path->remote_mac, src_mac, SB_ETH_ALEN);
 	path->remote_mtu = h->mtu;
 	path->remote_rate_kbps = h->rate_kbps;
-	path->last_hello = now;
-	path->hellos_rx++;
-	if (path->state != SB_PATH_UP) {
-		path_set_state(p, pi, SB_PATH_UP, now);
-		ev[(*n_ev)++] = (struct sb_peer_event){ SB_PEER_EV_PATH_UP, idx, pi };
+	path->remote_interval_ms = h->interval_ms;
+	path->remote_mult = h->multiplier;
+	path->remote_probe_ms = h->probe_interval_ms;
+
+	/* Our measurements of the peer's frames on this path. */
+	if (path->rx.hellos_rx == 0)
+		path->rx.first_hello = now;
+	path->rx.last_hello = now;
+	path->rx.hellos_rx++;
+	path->rx.rx_frames++;
+	path->rx.rx_bytes += frame_len;
+	if (path->rx.hseq_valid && (int32_t)(h->hello_seq - path->rx.next_hello_seq) >= 0)
+		count_gap(&path->rx, h->hello_seq - path->rx.next_hello_seq);
+	if (!path->rx.hseq_valid || (int32_t)(h->hello_seq - path->rx.next_hello_seq) >= 0)
+		path->rx.next_hello_seq = h->hello_seq + 1;
+	path->rx.hseq_valid = 1;
+	if ((h->flags & SB_HELLO_F_PROBE) &&
+			frame_len >= (uint32_t)sb_path_mtu(path, local_mtu) + SB_ETH_HLEN)
+		path->rx.last_probe = now;
+	owd_epoch(t, p, now);
+	owd_sample(&path->rx, sb_peer_clock_us(t, now) - h->tx_time_us);
+
+	/* The peer's report on our frames: the entry naming us and this port. */
+	for (i = 0; i < h->n_entries; i++) {
+		if (sb_wire_hello_entry_get(h, i, &e) != SB_WIRE_OK) {
+			t->rejects[SB_PEER_REJ_BAD_ENTRY]++;
+			continue;
+		}
+		if (e.host_id != t->conf.host_id || e.port != local_port)
+			continue;
+		listed = true;
+		path->fb.last_report = now;
+		path->fb.last_echo = now;
+		path->fb.rx_frames = e.rx_frames;
+		path->fb.lost_frames = e.lost_frames;
+		path->fb.rate_kbps = e.rate_kbps;
+		path->fb.owd_min_us = e.owd_min_us;
+		path->fb.owd_us = e.owd_us;
+		path->fb.mtu_ok = (e.flags & SB_ENTRY_F_MTU_OK) != 0;
+		remote_tx_set(t, idx, pi, (e.flags & SB_ENTRY_F_TX) != 0);
+		loss_update(t, &path->fb, now);
+		break;
 	}
+
+	if (listed)
+		path_set_state(t, idx, pi, SB_PATH_UP, SB_FAULT_NONE, now);
+	else if (path->state == SB_PATH_DOWN)
+		path_set_state(t, idx, pi, SB_PATH_INIT, SB_FAULT_ONE_WAY, now);
+	else if (path->state == SB_PATH_UP && !(h->flags & SB_HELLO_F_PARTIAL))
+		/* A complete list without us: the peer no longer hears us. */
+		path_set_state(t, idx, pi, SB_PATH_INIT, SB_FAULT_ONE_WAY, now);
+	if (!listed && !(h->flags & SB_HELLO_F_PARTIAL))
+		remote_tx_set(t, idx, pi, false);
+	path_eval(t, idx, pi);
 	return idx;
 }
 
-unsigned int
-sb_peer_tick(struct sb_peer_table *t, uint64_t now, struct sb_peer_event *ev, unsigned int max)
+void
+sb_peer_data_rx(struct sb_peer_table *t, unsigned int peer, unsigned int path, uint8_t path_seq,
+	uint32_t wire_len)
 {
-	unsigned int i, j, n = 0;
+	struct sb_path_rx *rx;
+	uint8_t gap;
+
+	if (peer >= t->n_peers || path >= t->peer[peer].n_paths)
+		return;
+	rx = &t->peer[peer].path[path].rx;
+	rx->rx_frames++;
+	rx->rx_bytes += wire_len;
+	gap = (uint8_t)(path_seq - rx->next_path_seq);
+	/* Ahead by less than half the space: that many frames went missing on this FIFO
+	 * path. Behind: a duplicate or a frame from before a resync; it counts, nothing
+	 * else changes. */
+	if (!rx->pseq_valid || gap < 128) {
+		if (rx->pseq_valid)
+			count_gap(rx, gap);
+		rx->next_path_seq = path_seq + 1;
+		rx->pseq_valid = 1;
+	}
+}
+
+void
+sb_peer_tick(struct sb_peer_table *t, uint64_t now)
+{
+	unsigned int i, j;
 
 	for (i = 0; i < t->n_peers; i++) {
 		struct sb_peer *p = &t->peer[i];
-		uint64_t dead = (uint64_t)p->interval_ms * t->dead_mult * t->hz / 1000;
 
-		for (j = 0; j < p->n_paths && n < max; j++) {
+		for (j = 0; j < p->n_paths; j++) {
 			struct sb_path *path = &p->path[j];
+			uint64_t dead = detect_time(t, path);
 
-			if (path->state == SB_PATH_UP && now - path->last_hello > dead) {
-				path_set_state(p, j, SB_PATH_DOWN, now);
-				ev[n++] = (struct sb_peer_event){ SB_PEER_EV_PATH_DOWN, i, j };
-			}
+			if (path->state != SB_PATH_DOWN && now - path->rx.last_hello > dead)
+				path_set_state(t, i, j, SB_PATH_DOWN, SB_FAULT_SILENT, now);
+			else if (path->state == SB_PATH_UP && now - path->fb.last_echo > dead)
+				/* Only partial hellos lately, none listing us. */
+				path_set_state(t, i, j, SB_PATH_INIT, SB_FAULT_ONE_WAY, now);
 		}
 	}
+}
+
+/* Our report on the peer's full-size probes over @p path. */
+static bool
+probes_arrive(const struct sb_peer_table *t, const struct sb_path *path, uint64_t now)
+{
+	uint64_t dead;
+
+	if (path->remote_probe_ms == 0)
+		return true;	/* the peer checks nothing: nothing to report missing */
+	dead = (uint64_t)path->remote_probe_ms * t->conf.probe_dead_mult * t->conf.hz / 1000;
+	return path->rx.last_probe != 0 && now - path->rx.last_probe <= dead;
+}
+
+static void
+entry_fill(struct sb_peer_table *t, const struct sb_peer *p, struct sb_path *path,
+	uint64_t now, bool port_busy, struct sb_hello_entry *e)
+{
+	struct sb_path_rx *rx = &path->rx;
+	uint32_t base = 0;
+	bool have_base = false;
+	unsigned int k;
+
+	if (rx->rate_mark_time != 0 && now > rx->rate_mark_time)
+		rx->rate_kbps = (uint32_t)((rx->rx_bytes - rx->rate_mark_bytes) * 8 * t->conf.hz /
+			(now - rx->rate_mark_time) / 1000);
+	rx->rate_mark_time = now;
+	rx->rate_mark_bytes = rx->rx_bytes;
+
+	/* Delays are given above the smallest windowed minimum among the peer's paths. */
+	for (k = 0; k < p->n_paths; k++) {
+		const struct sb_path_rx *o = &p->path[k].rx;
+		uint32_t m;
+
+		if (!o->owd_valid || p->path[k].state == SB_PATH_DOWN)
+			continue;
+		m = owd_windowed_min(o);
+		if (!have_base || (int32_t)(m - base) < 0)
+			base = m;
+		have_base = true;
+	}
+	*e = (struct sb_hello_entry){
+		.host_id = p->host_id,
+		.port = path->remote_port,
+		.flags = (probes_arrive(t, path, now) ? SB_ENTRY_F_MTU_OK : 0) |
+			(path->usable || port_busy ? SB_ENTRY_F_TX : 0),
+		.rx_frames = rx->rx_frames,
+		.lost_frames = rx->lost_frames,
+		.rate_kbps = rx->rate_kbps,
+	};
+	if (rx->owd_valid && have_base) {
+		int32_t dmin = (int32_t)(owd_windowed_min(rx) - base);
+		int32_t dcur = (int32_t)(rx->owd_raw_last - base);
+
+		e->owd_min_us = dmin > 0 ? (uint32_t)dmin : 0;
+		e->owd_us = dcur > 0 ? (uint32_t)dcur : 0;
+	}
+}
+
+unsigned int
+sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
+	bool port_busy, struct sb_hello_entry *entries, unsigned int max, unsigned int *cursor,
+	bool *partial)
+{
+	struct { uint8_t peer, path; } cand[SB_MAX_PEERS * SB_PEER_MAX_PATHS];
+	unsigned int i, j, n = 0, total = 0, start;
+
+	for (i = 0; i < t->n_peers; i++)
+		for (j = 0; j < t->peer[i].n_paths; j++)
+			if (t->peer[i].path[j].local_port == local_port &&
+					t->peer[i].path[j].state != SB_PATH_DOWN) {
+				cand[total].peer = i;
+				cand[total].path = j;
+				total++;
+			}
+	/* A list too long for one hello rotates, so successive hellos cover every path. */
+	*partial = total > max;
+	start = *partial ? *cursor % total : 0;
+	for (n = 0; n < total && n < max; n++) {
+		unsigned int k = (start + n) % total;
+		struct sb_peer *p = &t->peer[cand[k].peer];
+
+		entry_fill(t, p, &p->path[cand[k].path], now, port_busy, &entries[n]);
+	}
+	if (*partial)
+		*cursor = (start + n) % total;
 	return n;
 }
 
@@ -180,23 +549,20 @@ sb_peer_lookup_mac(const struct sb_peer_table *t, const uint8_t *agg_mac)
 	return -ENOENT;
 }
 
-unsigned int
-sb_peer_port_down(struct sb_peer_table *t, unsigned int local_port, struct sb_peer_event *ev,
-	unsigned int max)
+void
+sb_peer_port_down(struct sb_peer_table *t, unsigned int local_port, uint64_t now)
 {
-	unsigned int i, j, n = 0;
+	unsigned int i, j;
 
 	for (i = 0; i < t->n_peers; i++) {
 		struct sb_peer *p = &t->peer[i];
 
-		for (j = 0; j < p->n_paths && n < max; j++) {
-			if (p->path[j].local_port == local_port && p->path[j].state == SB_PATH_UP) {
-				/* The path comes back with the next hello it hears. */
-				path_set_state(p, j, SB_PATH_DOWN, 0);
-				p->path[j].last_hello = 0;
-				ev[n++] = (struct sb_peer_event){ SB_PEER_EV_PATH_DOWN, i, j };
-			}
+		for (j = 0; j < p->n_paths; j++) {
+			if (p->path[j].local_port != local_port)
+				continue;
+			/* The path comes back with the next hello it hears. */
+			path_set_state(t, i, j, SB_PATH_DOWN, SB_FAULT_PORT, now);
+			p->path[j].rx.last_hello = 0;
 		}
 	}
-	return n;
 }

@@ -4,16 +4,34 @@
 
 /**
  * @file
- * Peers and paths, learnt from hellos.
+ * Peers and paths: three-way liveness, path MTU, per-path loss and receiver feedback, all
+ * learnt from hellos.
  *
  * A peer is another seqbond host, named by its host id. A path is one (local port, peer
  * port) pair over which that peer's hellos are heard: each path is a FIFO channel, which is
- * what the reorder window's loss rule relies on. A path is up while hellos keep arriving on
- * it; it goes down after dead_mult of the peer's hello intervals without one.
+ * what the reorder window's loss rule relies on.
  *
- * The table is sized for many peers (a 16-host cluster behind one switch per port) and is
- * owned by one lcore; lookups are linear scans over a few dozen entries, cheaper than a hash
- * at this size.
+ * Liveness follows the ideas of BFD (RFC 5880 s.6.2, s.6.8.6): every hello lists what its
+ * sender hears on the port it left from, so each end knows whether it is heard. Per path:
+ *
+ *   DOWN --hello heard--> INIT --hello that lists us--> UP
+ *   UP --complete hello that does not list us--> INIT       (one-way failure, us -> peer)
+ *   INIT/UP --no hello for interval x multiplier--> DOWN    (the peer's own values)
+ *   any --our port loses carrier or is stopped--> DOWN
+ *
+ * So a failure in one direction takes the path down at both ends: the end that stops
+ * hearing drops it after the detection time, and stops listing the peer, which the other end
+ * sees in the next hello.
+ *
+ * A path carries data (is "usable") only when it is UP, the peer reports that our full-size
+ * probes arrive (SB_ENTRY_F_MTU_OK; hellos padded to the path MTU, the way IS-IS pads hellos
+ * and draft-ietf-bfd-large-packets checks a path's MTU) and the peer's counters show less
+ * loss than the configured share over the loss window. Loss is per path: data frames carry
+ * a per-path sequence number and hellos a per-port one, so the receiver counts exactly what
+ * each path lost (the per-peer sequence number cannot tell which path lost a frame).
+ *
+ * The table is owned by one lcore; lookups are linear scans over a few dozen entries,
+ * cheaper than a hash at this size. Nothing here calls DPDK: the clock is a parameter.
  */
 
 #include <stdbool.h>
@@ -24,10 +42,66 @@
 #define SB_MAX_PORTS 16		/**< Local ports, and port indexes a peer may announce. */
 #define SB_MAX_PEERS 64		/**< Peers one host tracks. */
 #define SB_PEER_MAX_PATHS 32	/**< Paths to one peer (== SB_REORDER_MAX_PATHS). */
+#define SB_PEER_LOSS_SAMPLES 11	/**< Loss window: a sample every tenth of the window. */
 
 enum sb_path_state {
-	SB_PATH_DOWN = 0,
-	SB_PATH_UP,
+	SB_PATH_DOWN = 0,	/**< Nothing heard within the detection time. */
+	SB_PATH_INIT,		/**< We hear the peer; it does not (yet) hear us. */
+	SB_PATH_UP,		/**< Both ends hear each other. */
+};
+
+/** Why a path is down or out of the stripe (the last reason found), for logs and the
+ *  console. */
+enum sb_path_fault {
+	SB_FAULT_NONE = 0,
+	SB_FAULT_SILENT,	/**< No hello for the detection time. */
+	SB_FAULT_ONE_WAY,	/**< The peer does not hear us. */
+	SB_FAULT_PORT,		/**< Our port lost carrier or was stopped. */
+	SB_FAULT_MTU,		/**< Our full-size probes do not arrive. */
+	SB_FAULT_LOSS,		/**< The peer counts too much loss of our frames. */
+	SB_FAULT_MAX
+};
+
+/** What we measure on a path, peer -> us; reported back in our hellos. */
+struct sb_path_rx {
+	uint64_t first_hello;		/**< Clock units of the first hello heard. */
+	uint64_t last_hello;		/**< Clock units; 0 never (or forgotten). */
+	uint64_t hellos_rx;
+	uint64_t last_probe;		/**< Last full-size probe heard; 0 never. */
+	uint64_t rx_bytes;		/**< Wire bytes received (data and hellos). */
+	uint32_t rx_frames;		/**< Data frames and hellos received (reported, wraps). */
+	uint32_t lost_frames;		/**< Missing by path/hello sequence (reported, wraps). */
+	uint32_t next_hello_seq;	/**< Expected hello_seq. */
+	uint8_t next_path_seq;		/**< Expected shim path sequence of DATA. */
+	uint8_t hseq_valid;		/**< next_hello_seq is meaningful. */
+	uint8_t pseq_valid;		/**< next_path_seq is meaningful. */
+	uint8_t owd_valid;		/**< owd_* are meaningful. */
+	uint32_t owd_raw_min;		/**< Smallest (receive us - send us) this epoch. */
+	uint32_t owd_raw_min_prev;	/**< ... and the epoch before (windowed minimum). */
+	uint32_t owd_raw_last;		/**< Latest sample. */
+	uint64_t rate_mark_time;	/**< Delivered-rate measurement start, clock units. */
+	uint64_t rate_mark_bytes;
+	uint32_t rate_kbps;		/**< Delivered rate over the last report interval. */
+};
+
+/** What the peer reports about our frames on the path, us -> peer, and what we decide from
+ *  it. */
+struct sb_path_fb {
+	uint64_t last_report;		/**< Last hello of the peer that listed this path. */
+	uint64_t last_echo;		/**< Same (kept apart for partial hellos). */
+	uint32_t rx_frames, lost_frames;	/**< Latest cumulative values from the peer. */
+	uint32_t rate_kbps;		/**< The peer's delivered rate of our frames. */
+	uint32_t owd_min_us, owd_us;	/**< One-way delay above the peer's fastest path. */
+	uint8_t mtu_ok;			/**< The peer hears our full-size probes. */
+	uint8_t remote_tx;		/**< The peer sends data on this path (to us). */
+	uint8_t lossy;			/**< Out of the stripe for loss. */
+	uint8_t n_samples;		/**< Loss window samples held. */
+	uint8_t sample_head;		/**< Oldest sample. */
+	uint32_t loss_ppm;		/**< Share lost over the window, parts per million. */
+	struct {
+		uint64_t t;
+		uint32_t rx, lost;
+	} sample[SB_PEER_LOSS_SAMPLES];
 };
 
 /** One path to a peer. */
@@ -36,13 +110,21 @@ struct sb_path {
 	uint8_t remote_port;		/**< The peer's port index (the shim's path id). */
 	uint8_t remote_mac[SB_ETH_ALEN];	/**< The peer port's MAC: outer destination. */
 	uint8_t state;			/**< enum sb_path_state */
+	uint8_t fault;			/**< enum sb_path_fault: why not usable (or last why). */
+	uint8_t usable;			/**< In the stripe: UP, MTU checked, loss below limit. */
+	uint8_t remote_mult;		/**< The peer's detect multiplier. */
+	uint8_t remote_fanin;		/**< Paths we have into the same peer port (a switch
+					 *   queues there when several of our ports feed it). */
 	uint16_t remote_mtu;		/**< Bytes, from the peer's hello. */
+	uint16_t remote_interval_ms;	/**< The peer's hello interval on this port. */
+	uint16_t remote_probe_ms;	/**< The peer's probe interval; 0: no probes. */
 	uint32_t remote_rate_kbps;	/**< From the peer's hello; 0 unknown. */
-	uint64_t first_hello;		/**< Clock units of the first hello heard (loss rate). */
-	uint64_t last_hello;		/**< Clock units; 0 never. */
-	uint64_t hellos_rx;		/**< Hellos heard on this path. */
 	uint64_t up_since;		/**< Clock units when it last came up. */
-	uint32_t transitions;		/**< Up/down changes. */
+	uint64_t down_since;		/**< Clock units when it last left UP; 0 never. */
+	uint32_t transitions;		/**< Changes of state into or out of UP. */
+	uint32_t stripe_exits;		/**< Times it left the stripe while UP (MTU, loss). */
+	struct sb_path_rx rx;
+	struct sb_path_fb fb;
 };
 
 /** One peer. */
@@ -50,28 +132,35 @@ struct sb_peer {
 	uint32_t host_id;
 	uint32_t instance;		/**< Changes when the peer restarts. */
 	uint8_t agg_mac[SB_ETH_ALEN];	/**< Its exception interface MAC. */
-	uint16_t interval_ms;		/**< Its hello interval. */
+	uint16_t interval_ms;		/**< Its hello interval (latest hello). */
 	uint8_t n_paths;
-	uint8_t n_up;			/**< Paths up now. */
+	uint8_t n_up;			/**< Paths UP now. */
+	uint8_t n_usable;		/**< Paths in the stripe now. */
+	uint64_t owd_epoch;		/**< Start of the current windowed-minimum epoch. */
 	struct sb_path path[SB_PEER_MAX_PATHS];
 	/** Path index for (peer port, our port), -1 when none: maps a received frame to the
 	 *  FIFO it came through. */
 	int8_t path_of[SB_MAX_PORTS][SB_MAX_PORTS];
 };
 
-/** What changed; the caller logs and updates scheduler and reorder state. */
+/** What changed; the table calls the owner's handler for each. */
 enum sb_peer_event_type {
 	SB_PEER_EV_NEW,		/**< First hello from this peer. */
 	SB_PEER_EV_RESTART,	/**< Instance changed: peer restarted, reset its sequence state. */
-	SB_PEER_EV_PATH_UP,
-	SB_PEER_EV_PATH_DOWN,
 	SB_PEER_EV_AGG_MAC,	/**< The peer's aggregate MAC changed. */
+	SB_PEER_EV_PATH_UP,	/**< Path entered UP. */
+	SB_PEER_EV_PATH_DOWN,	/**< Path left UP (to INIT or DOWN; fault says why). */
+	SB_PEER_EV_STRIPE_IN,	/**< Path joined the stripe (usable). */
+	SB_PEER_EV_STRIPE_OUT,	/**< Path left the stripe (fault says why). */
+	SB_PEER_EV_RX_IDLE,	/**< The peer no longer sends data on the path: the path stops
+				 *   counting in the receiver's loss rule. */
 };
 
 struct sb_peer_event {
 	uint8_t type;	/**< enum sb_peer_event_type */
 	uint8_t peer;	/**< Peer index in the table. */
 	uint8_t path;	/**< Path index within the peer (path events). */
+	uint8_t fault;	/**< enum sb_path_fault (PATH_DOWN, STRIPE_OUT). */
 };
 
 /** Why a hello was ignored (counters). */
@@ -79,14 +168,36 @@ enum sb_peer_reject {
 	SB_PEER_REJ_SELF = 0,	/**< Carries our own host id (a loop, or a spoof). */
 	SB_PEER_REJ_BAD_PORT,	/**< Local port or announced port index out of range. */
 	SB_PEER_REJ_TABLE_FULL,	/**< No room for another peer or path. */
+	SB_PEER_REJ_BAD_ENTRY,	/**< An entry with absurd fields (the hello is still used). */
 	SB_PEER_REJ_MAX
 };
 
+/** Settings of the table. */
+struct sb_peer_conf {
+	uint32_t host_id;		/**< Ours, non-zero. */
+	uint64_t hz;			/**< Clock units per second of every @p now passed later. */
+	uint32_t loss_max_ppm;		/**< Path leaves the stripe above this share lost
+					 *   (parts per million); 0 disables the check. */
+	uint32_t loss_window_ms;	/**< Span the share is measured over, >= 10. */
+	uint32_t loss_min_frames;	/**< Frames (received + lost) the window needs before it
+					 *   judges; below that nothing changes. */
+	uint32_t probe_dead_mult;	/**< Probe intervals without a full-size probe before the
+					 *   MTU is reported broken, >= 2. */
+	bool probes_sent;		/**< We send full-size probes (else our paths are taken
+					 *   as MTU-checked). */
+	/** Called for every event, in order, from inside the table's calls. */
+	void (*on_event)(void *arg, const struct sb_peer_event *ev);
+	void *event_arg;
+};
+
 struct sb_peer_table {
-	uint32_t host_id;		/**< Ours. */
-	uint32_t dead_mult;		/**< Hello intervals without a hello before a path is down. */
-	uint64_t hz;			/**< Clock units per second (rte_get_tsc_hz() in the app). */
+	struct sb_peer_conf conf;
+	uint64_t loss_sample_period;	/**< Clock units between loss samples. */
+	uint64_t owd_epoch_len;		/**< Clock units of a windowed-minimum epoch. */
 	unsigned int n_peers;
+	uint32_t probe_due;		/**< Bit per local port where a path (re)appeared: the
+					 *   owner sends a full-size probe there soon and clears
+					 *   the bit. */
 	uint64_t rejects[SB_PEER_REJ_MAX];
 	struct sb_peer peer[SB_MAX_PEERS];
 };
@@ -106,36 +217,80 @@ sb_path_rate_bps(const struct sb_path *path, uint64_t local_rate_bps)
 	return remote != 0 && remote < local_rate_bps ? remote : local_rate_bps;
 }
 
-/**
- * Initialise an empty table.
- * @param host_id   Our host id (non-zero).
- * @param dead_mult Missed hello intervals before a path goes down (>= 2).
- * @param hz        Clock units per second of every @p now passed later.
- * @return 0 or -EINVAL.
- */
-int sb_peer_table_init(struct sb_peer_table *t, uint32_t host_id, uint32_t dead_mult, uint64_t hz);
+/** @return the path MTU: the smaller of our port's and the peer port's, bytes. */
+static inline uint16_t
+sb_path_mtu(const struct sb_path *path, uint16_t local_mtu)
+{
+	return path->remote_mtu != 0 && path->remote_mtu < local_mtu ? path->remote_mtu :
+		local_mtu;
+}
 
 /**
- * Account a valid hello (already decoded by sb_wire_hello_decode()).
+ * The table's clock in microseconds, mod 2^32 (hellos' tx_time_us, one-way delays): @p now
+ * converted without overflow at large clock values.
+ */
+uint32_t sb_peer_clock_us(const struct sb_peer_table *t, uint64_t now);
+
+/** @return a short name of a state ("down", "init", "up"). */
+const char *sb_path_state_str(unsigned int state);
+
+/** @return a short name of a fault ("none", "silent", "one-way", "port", "mtu", "loss"). */
+const char *sb_path_fault_str(unsigned int fault);
+
+/**
+ * Initialise an empty table.
+ * @return 0, or -EINVAL (host id 0, hz 0, loss window below 10 ms, probe_dead_mult < 2,
+ *   no event handler).
+ */
+int sb_peer_table_init(struct sb_peer_table *t, const struct sb_peer_conf *conf);
+
+/**
+ * Account a valid hello (decoded by sb_wire_hello_decode()): peer and path discovery,
+ * liveness, the peer's reports on our frames (its entries that name us), our measurements of
+ * its frames (hello sequence, full-size probe, one-way delay).
  *
  * @param local_port  Our port it arrived on.
  * @param src_mac     Outer source MAC (the peer port's MAC).
- * @param h           The hello.
+ * @param frame_len   Its length on the wire, bytes (probes are recognised by it).
+ * @param local_mtu   Our port's MTU, bytes.
  * @param now         Arrival time, clock units.
- * @param ev          Output events (room for at least 3).
- * @param n_ev        Set to the number of events written.
  * @return the peer index (>= 0), or -EINVAL (rejected; counted in rejects[]) or -ENOSPC.
  */
 int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t *src_mac,
-	const struct sb_hello *h, uint64_t now, struct sb_peer_event *ev, unsigned int *n_ev);
+	const struct sb_hello *h, uint32_t frame_len, uint16_t local_mtu, uint64_t now);
 
 /**
- * Expire paths whose peer went silent. Call every few ms.
- * @param ev    Output events; @param max room in @p ev.
- * @return number of events written (paths that went down).
+ * Account a DATA frame received on a path (after sb_peer_lookup_rx()): counts it and the
+ * frames its path sequence number shows missing before it.
+ * @param path_seq   The shim's path sequence number.
+ * @param wire_len   Bytes on the wire.
  */
-unsigned int sb_peer_tick(struct sb_peer_table *t, uint64_t now, struct sb_peer_event *ev,
-	unsigned int max);
+void sb_peer_data_rx(struct sb_peer_table *t, unsigned int peer, unsigned int path,
+	uint8_t path_seq, uint32_t wire_len);
+
+/**
+ * Time-driven work; call every millisecond or so: paths whose peer went silent go DOWN, loss
+ * windows advance, usability is re-evaluated.
+ */
+void sb_peer_tick(struct sb_peer_table *t, uint64_t now);
+
+/**
+ * Fill the entries of our next hello on @p local_port: every path over that port in INIT or
+ * UP, with our measurements of the peer's frames (and the delivered rate since the previous
+ * call for that port). When more than @p max would be listed, lists @p max of them starting
+ * at @p *cursor (advanced, so successive hellos cover all) and sets *partial.
+ *
+ * SB_ENTRY_F_TX is set for paths in the stripe and, while @p port_busy, for every listed
+ * path: frames queued before a path left the stripe may still be on their way, and the
+ * peer's loss rule must keep waiting for them until a hello (which follows them on the
+ * FIFO path) says we stopped.
+ *
+ * @param port_busy  Our software queue on that port still holds frames.
+ * @return entries written.
+ */
+unsigned int sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port,
+	uint64_t now, bool port_busy, struct sb_hello_entry *entries, unsigned int max,
+	unsigned int *cursor, bool *partial);
 
 /**
  * Find the path a data frame came through.
@@ -154,9 +309,8 @@ int sb_peer_lookup_rx(const struct sb_peer_table *t, unsigned int local_port,
  */
 int sb_peer_lookup_mac(const struct sb_peer_table *t, const uint8_t *agg_mac);
 
-/** Force every path over @p local_port down (our port stopped or lost carrier).
- *  @return number of events written to @p ev (at most @p max). */
-unsigned int sb_peer_port_down(struct sb_peer_table *t, unsigned int local_port,
-	struct sb_peer_event *ev, unsigned int max);
+/** Every path over @p local_port goes DOWN now (our port stopped or lost carrier), with
+ *  events; they come back with the next hellos. */
+void sb_peer_port_down(struct sb_peer_table *t, unsigned int local_port, uint64_t now);
 
 #endif /* SB_PEER_H */

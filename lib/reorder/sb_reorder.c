@@ -68,6 +68,9 @@ struct sb_reorder {
 	uint32_t pend_head;	/* Free-running indexes. */
 	uint32_t pend_tail;
 
+	bool jump_pending;	/* The previous arrival was a stray at jump_seq. */
+	uint32_t jump_seq;
+
 	uint32_t active;	/* Bit per path: takes part in the RFC 1990 rule. */
 	uint32_t valid;		/* Bit per path: high[] is meaningful. */
 	uint32_t high[SB_REORDER_MAX_PATHS];	/* Newest seq seen per path. */
@@ -356,6 +359,7 @@ sb_reorder_reset(struct sb_reorder *r, void (*free_obj)(void *obj, void *arg), v
 {
 	flush_all(r, free_obj, arg);
 	r->started = false;
+	r->jump_pending = false;
 	/* Highs refer to the old numbering; path activity is link state and stays. */
 	r->valid = 0;
 }
@@ -376,6 +380,7 @@ sb_reorder_set_next(struct sb_reorder *r, uint32_t next_seq)
 	r->next = next_seq;
 	r->run_end = next_seq;
 	r->started = true;
+	r->jump_pending = false;
 	/* Highs seen against another next could claim paths passed numbers they never sent. */
 	r->valid = 0;
 	age_clear(r);
@@ -420,6 +425,7 @@ sb_reorder_insert(struct sb_reorder *r, unsigned int path, uint32_t seq, void *o
 			return SB_REORDER_OUT_OF_RANGE;
 		}
 		r->st.late++;
+		r->jump_pending = false;
 		/* The path is alive but its position is only known to be before next: a high of
 		 * next - 1 lets the rule wait for it without claiming anything. */
 		if ((r->valid & (UINT32_C(1) << path)) == 0)
@@ -428,11 +434,31 @@ sb_reorder_insert(struct sb_reorder *r, unsigned int path, uint32_t seq, void *o
 			SB_REORDER_LATE_DELIVERED : SB_REORDER_LATE_DROPPED;
 	}
 	if (unlikely((uint32_t)d > r->mask)) {
-		if ((uint32_t)d >= r->max_jump ||
-				slide(r, seq - r->mask, now) != 0) {
+		int32_t from_cand = (int32_t)(seq - r->jump_seq);
+
+		if ((uint32_t)d >= r->max_jump) {
+			r->jump_pending = false;
 			r->st.out_of_range++;
 			return SB_REORDER_OUT_OF_RANGE;
 		}
+		if (!r->jump_pending || from_cand <= -(int32_t)(r->mask + 1) ||
+				from_cand > (int32_t)r->mask) {
+			/* Unconfirmed: remember it; the next arrival decides. */
+			r->jump_pending = true;
+			r->jump_seq = seq;
+			r->st.stray++;
+			return SB_REORDER_STRAY;
+		}
+		if (slide(r, seq - r->mask, now) != 0) {
+			r->jump_pending = false;
+			r->st.out_of_range++;
+			return SB_REORDER_OUT_OF_RANGE;
+		}
+		/* Confirmed: the frames that follow the jump ride on it while they keep
+		 * arriving a window ahead. */
+		r->jump_seq = seq;
+	} else {
+		r->jump_pending = false;
 	}
 
 	/* A NULL object would read back as an empty slot and be lost. */
@@ -568,6 +594,7 @@ sb_reorder_stats_foreach(const struct sb_reorder_stats *st, uint64_t hz,
 	fn("late", st->late, arg);
 	fn("duplicate", st->duplicate, arg);
 	fn("out_of_range", st->out_of_range, arg);
+	fn("stray", st->stray, arg);
 	fn("bad_path", st->bad_path, arg);
 	fn("lost_rule", st->lost_rule, arg);
 	fn("lost_timeout", st->lost_timeout, arg);

@@ -43,6 +43,11 @@ enum sb_reorder_verdict {
 				 *   (one window; drain() not called since an earlier
 				 *   slide). Caller frees it, window state unchanged. */
 	SB_REORDER_BAD_PATH,	/**< Path id >= SB_REORDER_MAX_PATHS; caller frees it. */
+	SB_REORDER_STRAY,	/**< At least a window ahead and not (yet) confirmed: a jump
+				 *   is taken only when the next arrival is also a window ahead
+				 *   and within a window of this one, so one stray or corrupt
+				 *   frame cannot throw the window forward. Caller frees it,
+				 *   window state unchanged. */
 };
 
 /** Window parameters. */
@@ -52,10 +57,13 @@ struct sb_reorder_conf {
 				 *   units as the @p now arguments (TSC cycles in the app). */
 	uint32_t max_jump;	/**< Frames at least this far ahead of the next expected seq
 				 *   are rejected as out of range; 0 selects 2^30, else
-				 *   window..2^31. Frames between window and max_jump ahead
-				 *   slide the window forward, counting the skipped numbers as
-				 *   lost; held frames they pass are released by the next
-				 *   drain. */
+				 *   window..2^31. Frames between window and max_jump ahead are
+				 *   strays until a second one confirms the jump (two arrivals in
+				 *   a row, both a window ahead, within a window of each other,
+				 *   as RFC 5961 accepts an out-of-window segment only once it is
+				 *   confirmed); the confirming frame slides the window forward,
+				 *   counting the skipped numbers as lost; held frames it passes
+				 *   are released by the next drain. */
 	enum sb_reorder_late_policy late_policy;
 };
 
@@ -70,6 +78,7 @@ struct sb_reorder_stats {
 	uint64_t late;		/**< Arrived after its seq was released or skipped. */
 	uint64_t duplicate;	/**< Arrived while the same seq was held. */
 	uint64_t out_of_range;	/**< Rejected: too far ahead (see max_jump). */
+	uint64_t stray;		/**< Rejected: a window ahead, unconfirmed (SB_REORDER_STRAY). */
 	uint64_t bad_path;	/**< Rejected: path id out of range. */
 	uint64_t lost_rule;	/**< Seq numbers skipped by the RFC 1990 rule. */
 	uint64_t lost_timeout;	/**< Seq numbers skipped because the hold timed out. */

@@ -91,6 +91,10 @@ sb_sched_eligible(const struct sb_sched_view *v)
 		if (v->max_backlog_ns != 0 && p->busy_until_ns > v->now_ns &&
 				p->busy_until_ns - v->now_ns > v->max_backlog_ns)
 			continue;
+		if (v->max_backlog_ns != 0 && p->remote_rate_bps != 0 &&
+				p->rbusy_until_ns > v->now_ns &&
+				p->rbusy_until_ns - v->now_ns > v->max_backlog_ns)
+			continue;
 		mask |= UINT32_C(1) << i;
 	}
 	return mask;
@@ -140,12 +144,35 @@ sb_sched_rates(const struct sb_sched_view *v, uint64_t rate[SB_SCHED_MAX_PATHS])
 	}
 }
 
+static inline uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t
+sb_sched_finish_ns(const struct sb_sched_view *v, unsigned int path, uint32_t len,
+	uint64_t rate)
+{
+	const struct sb_sched_path *p = &v->path[path];
+	uint64_t start = p->busy_until_ns > v->now_ns ? p->busy_until_ns : v->now_ns;
+	uint64_t finish = sat_add(start, sb_sched_tx_ns(len, rate));
+
+	if (p->remote_rate_bps != 0) {
+		/* Store and forward at the peer's port: it starts sending the frame once it
+		 * has it all and its queue has drained. */
+		start = p->rbusy_until_ns > finish ? p->rbusy_until_ns : finish;
+		finish = sat_add(start, sb_sched_tx_ns(len, p->remote_rate_bps));
+	}
+	return finish;
+}
+
 void
 sb_sched_charge(struct sb_sched_view *v, unsigned int path, uint32_t len)
 {
 	unsigned int n = v->n_paths < SB_SCHED_MAX_PATHS ? v->n_paths : SB_SCHED_MAX_PATHS;
 	struct sb_sched_path *p;
-	uint64_t rate, start, tx;
+	uint64_t rate, start;
 
 	if (path >= n)
 		return;
@@ -153,6 +180,10 @@ sb_sched_charge(struct sb_sched_view *v, unsigned int path, uint32_t len)
 	rate = p->rate_bps != 0 ? p->rate_bps : sb_sched_unknown_rate(v, n);
 	/* An idle queue starts draining now, not when it last went idle. */
 	start = p->busy_until_ns > v->now_ns ? p->busy_until_ns : v->now_ns;
-	tx = sb_sched_tx_ns(len, rate);
-	p->busy_until_ns = start > UINT64_MAX - tx ? UINT64_MAX : start + tx;
+	p->busy_until_ns = sat_add(start, sb_sched_tx_ns(len, rate));
+	if (p->remote_rate_bps != 0) {
+		start = p->rbusy_until_ns > p->busy_until_ns ? p->rbusy_until_ns :
+			p->busy_until_ns;
+		p->rbusy_until_ns = sat_add(start, sb_sched_tx_ns(len, p->remote_rate_bps));
+	}
 }

@@ -26,13 +26,21 @@
 /** Rate assumed for a path of unknown rate when no other path's rate is known, bit/s. */
 #define SB_SCHED_DEFAULT_RATE_BPS UINT64_C(1000000000)
 
-/** What the scheduler knows of one path. */
+/**
+ * What the scheduler knows of one path. A path is modelled as two queues in tandem: our
+ * port (rate_bps, busy_until_ns), shared by every path over that port, then the peer's port
+ * (remote_rate_bps, rbusy_until_ns), shared by every path we have into that peer port (a
+ * switch queues there when two of our ports feed one of the peer's: an 8-port gateway
+ * sending to a 6-port blade). remote_rate_bps 0 leaves the second stage out.
+ */
 struct sb_sched_path {
-	uint64_t rate_bps;	/**< Path rate, bits per second; 0 means unknown (treated as
-				 *   the slowest known rate among the other paths, or
+	uint64_t rate_bps;	/**< Our port's rate, bits per second; 0 means unknown (treated
+				 *   as the slowest known rate among the other paths, or
 				 *   SB_SCHED_DEFAULT_RATE_BPS; see sb_sched_rates()). */
-	uint64_t busy_until_ns;	/**< Modelled time its queue drains, ns; kept by
+	uint64_t busy_until_ns;	/**< Modelled time our port's queue drains, ns; kept by
 				 *   sb_sched_charge(). */
+	uint64_t remote_rate_bps;	/**< The peer port's rate, bit/s; 0: not modelled. */
+	uint64_t rbusy_until_ns;	/**< Modelled time the peer port's queue drains, ns. */
 	uint8_t usable;		/**< Non-zero: path up and its TX queue has room. */
 };
 
@@ -108,7 +116,8 @@ void sb_sched_fini(struct sb_sched *s);
 
 /**
  * @return the bit mask of eligible paths in @p v: bit i is set iff i < n_paths, path i is
- *   usable and, when max_backlog_ns is non-zero, busy_until_ns <= now_ns + max_backlog_ns.
+ *   usable and, when max_backlog_ns is non-zero, both busy_until_ns and (when modelled)
+ *   rbusy_until_ns are at most now_ns + max_backlog_ns.
  */
 uint32_t sb_sched_eligible(const struct sb_sched_view *v);
 
@@ -123,9 +132,19 @@ int sb_sched_pick(struct sb_sched *s, const struct sb_sched_view *v, uint32_t le
 /**
  * Account a frame of @p len bytes sent on @p path in the queue model:
  * busy_until = max(now, busy_until) + sb_sched_tx_ns(len, rate), with the effective rate of
- * sb_sched_rates(). A @p path >= n_paths is ignored.
+ * sb_sched_rates(); then, when the peer port is modelled,
+ * rbusy_until = max(busy_until, rbusy_until) + sb_sched_tx_ns(len, remote_rate) (store and
+ * forward). A @p path >= n_paths is ignored.
  */
 void sb_sched_charge(struct sb_sched_view *v, unsigned int path, uint32_t len);
+
+/**
+ * When a frame of @p len bytes sent now on @p path would leave the last modelled queue, ns:
+ * what sb_sched_charge() would set (the two-stage finish time edpf compares).
+ * @param rate  The path's effective first-stage rate (from sb_sched_rates()).
+ */
+uint64_t sb_sched_finish_ns(const struct sb_sched_view *v, unsigned int path, uint32_t len,
+	uint64_t rate);
 
 /**
  * Effective rate of each path, resolving unknown rates (rate_bps 0) to the slowest known

@@ -6,6 +6,9 @@
  *
  *	finish_i = max(now, busy_until_i) + len * 8e9 / rate_i
  *
+ * or, where the peer's port is modelled too (sb_sched.h), the time the frame would leave
+ * that second queue (sb_sched_finish_ns()).
+ *
  * Because the chosen finish time becomes that path's busy_until, successive finish times
  * never decrease, so frames of equal size leave the links in send order and the receiver's
  * reorder window stays small even on unequal links. The paper adds each path's one-way
@@ -44,17 +47,12 @@ sb_sched_edpf_pick(void *priv, const struct sb_sched_view *v, uint32_t eligible,
 	/* Strict < keeps the first in scan order on a tie, and the scan starts after the last
 	 * pick, so idle equal paths take turns instead of path 0 taking everything. */
 	for (k = 0; k < n; k++) {
-		const struct sb_sched_path *p;
-		uint64_t start, finish;
+		uint64_t finish;
 
 		i = (e->next + k) % n;
 		if (!(eligible & (UINT32_C(1) << i)))
 			continue;
-		p = &v->path[i];
-		start = p->busy_until_ns > v->now_ns ? p->busy_until_ns : v->now_ns;
-		finish = start + sb_sched_tx_ns(len, rate[i]);
-		if (finish < start)	/* wrapped: model saturated */
-			finish = UINT64_MAX;
+		finish = sb_sched_finish_ns(v, i, len, rate[i]);
 		if (best < 0 || finish < best_finish) {
 			best_finish = finish;
 			best = (int)i;

@@ -64,8 +64,9 @@ sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *shim, size_t *inne
 	shim->type = s[0] & 0x0f;
 	shim->flags = s[1];
 	shim->path = s[2];
+	shim->path_seq = s[3];
 	shim->seq = get_be32(s + 4);
-	if (shim->type >= SB_WIRE_TYPE_MAX)
+	if (shim->type != SB_WIRE_DATA && shim->type != SB_WIRE_HELLO)
 		return SB_WIRE_E_TYPE;
 	if (shim->flags & ~SB_WIRE_F_MASK)
 		return SB_WIRE_E_FLAGS;
@@ -76,7 +77,6 @@ sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *shim, size_t *inne
 			return SB_WIRE_E_FLAGS;
 		need = SB_HDR_LEN + SB_HELLO_LEN;
 		break;
-	case SB_WIRE_UNSEQ:
 	case SB_WIRE_DATA:
 	default:
 		/* An inner frame needs at least its EtherType, and its addresses unless elided. */
@@ -105,10 +105,42 @@ sb_wire_hello_decode(const uint8_t *body, size_t len, struct sb_hello *h)
 	h->rate_kbps = rte_be_to_cpu_32(w.rate_kbps);
 	h->interval_ms = rte_be_to_cpu_16(w.interval_ms);
 	h->mtu = rte_be_to_cpu_16(w.mtu);
+	h->multiplier = w.multiplier;
+	h->flags = w.flags;
+	h->probe_interval_ms = rte_be_to_cpu_16(w.probe_interval_ms);
+	h->hello_seq = rte_be_to_cpu_32(w.hello_seq);
+	h->tx_time_us = rte_be_to_cpu_32(w.tx_time_us);
+	h->n_entries = rte_be_to_cpu_16(w.n_entries);
+	h->entries = body + SB_HELLO_LEN;
 
 	/* Reject what no real seqbond host sends, so a stray frame cannot create a peer. */
 	if (h->host_id == 0 || h->n_ports == 0 || h->port_index >= h->n_ports ||
-			h->interval_ms == 0 || (h->agg_mac[0] & 0x01) != 0 || h->mtu < 68)
+			h->interval_ms == 0 || h->multiplier == 0 ||
+			(h->agg_mac[0] & 0x01) != 0 || h->mtu < 68 ||
+			(h->flags & ~SB_HELLO_F_MASK) != 0)
+		return SB_WIRE_E_HELLO;
+	if ((len - SB_HELLO_LEN) / SB_HELLO_ENTRY_LEN < h->n_entries)
+		return SB_WIRE_E_TRUNCATED;
+	return SB_WIRE_OK;
+}
+
+enum sb_wire_err
+sb_wire_hello_entry_get(const struct sb_hello *h, unsigned int i, struct sb_hello_entry *e)
+{
+	struct sb_wire_hello_entry w;
+
+	if (i >= h->n_entries)
+		return SB_WIRE_E_HELLO;
+	memcpy(&w, h->entries + (size_t)i * SB_HELLO_ENTRY_LEN, sizeof(w));
+	e->host_id = rte_be_to_cpu_32(w.host_id);
+	e->port = w.port;
+	e->flags = w.flags;
+	e->rx_frames = rte_be_to_cpu_32(w.rx_frames);
+	e->lost_frames = rte_be_to_cpu_32(w.lost_frames);
+	e->rate_kbps = rte_be_to_cpu_32(w.rate_kbps);
+	e->owd_min_us = rte_be_to_cpu_32(w.owd_min_us);
+	e->owd_us = rte_be_to_cpu_32(w.owd_us);
+	if (e->host_id == 0 || (e->flags & ~SB_ENTRY_F_MASK) != 0)
 		return SB_WIRE_E_HELLO;
 	return SB_WIRE_OK;
 }
@@ -123,15 +155,25 @@ sb_wire_put_hdr(uint8_t *buf, const uint8_t *dst, const uint8_t *src, const stru
 	buf[14] = SB_WIRE_VERSION << 4 | (shim->type & 0x0f);
 	buf[15] = shim->flags;
 	buf[16] = shim->path;
-	buf[17] = 0;
+	buf[17] = shim->path_seq;
 	put_be32(buf + 18, shim->seq);
 }
 
-size_t
-sb_wire_put_hello(uint8_t *buf, const uint8_t *src, uint8_t path, const struct sb_hello *h)
+unsigned int
+sb_wire_hello_max_entries(unsigned int frame_len)
 {
-	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
+	if (frame_len < SB_HDR_LEN + SB_HELLO_LEN)
+		return 0;
+	return (frame_len - SB_HDR_LEN - SB_HELLO_LEN) / SB_HELLO_ENTRY_LEN;
+}
+
+size_t
+sb_wire_put_hello(uint8_t *buf, size_t buf_len, const uint8_t *dst, const uint8_t *src,
+	uint8_t path, const struct sb_hello *h, const struct sb_hello_entry *entries,
+	size_t pad_to)
+{
 	const struct sb_shim shim = { .type = SB_WIRE_HELLO, .path = path };
+	size_t len = SB_HDR_LEN + SB_HELLO_LEN + (size_t)h->n_entries * SB_HELLO_ENTRY_LEN;
 	struct sb_wire_hello w = {
 		.host_id = rte_cpu_to_be_32(h->host_id),
 		.instance = rte_cpu_to_be_32(h->instance),
@@ -140,10 +182,39 @@ sb_wire_put_hello(uint8_t *buf, const uint8_t *src, uint8_t path, const struct s
 		.rate_kbps = rte_cpu_to_be_32(h->rate_kbps),
 		.interval_ms = rte_cpu_to_be_16(h->interval_ms),
 		.mtu = rte_cpu_to_be_16(h->mtu),
+		.multiplier = h->multiplier,
+		.flags = h->flags,
+		.probe_interval_ms = rte_cpu_to_be_16(h->probe_interval_ms),
+		.hello_seq = rte_cpu_to_be_32(h->hello_seq),
+		.tx_time_us = rte_cpu_to_be_32(h->tx_time_us),
+		.n_entries = rte_cpu_to_be_16(h->n_entries),
 	};
+	uint8_t *p;
+	unsigned int i;
 
+	if (pad_to < len)
+		pad_to = len;
+	if (pad_to > buf_len)
+		return 0;
 	memcpy(w.agg_mac, h->agg_mac, SB_ETH_ALEN);
-	sb_wire_put_hdr(buf, hello_mac, src, &shim);
+	sb_wire_put_hdr(buf, dst, src, &shim);
 	memcpy(buf + SB_HDR_LEN, &w, sizeof(w));
-	return SB_HDR_LEN + SB_HELLO_LEN;
+	p = buf + SB_HDR_LEN + SB_HELLO_LEN;
+	for (i = 0; i < h->n_entries; i++, p += SB_HELLO_ENTRY_LEN) {
+		const struct sb_hello_entry *e = &entries[i];
+		struct sb_wire_hello_entry we = {
+			.host_id = rte_cpu_to_be_32(e->host_id),
+			.port = e->port,
+			.flags = e->flags,
+			.rx_frames = rte_cpu_to_be_32(e->rx_frames),
+			.lost_frames = rte_cpu_to_be_32(e->lost_frames),
+			.rate_kbps = rte_cpu_to_be_32(e->rate_kbps),
+			.owd_min_us = rte_cpu_to_be_32(e->owd_min_us),
+			.owd_us = rte_cpu_to_be_32(e->owd_us),
+		};
+
+		memcpy(p, &we, sizeof(we));
+	}
+	memset(buf + len, 0, pad_to - len);
+	return pad_to;
 }

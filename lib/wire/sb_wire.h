@@ -4,7 +4,7 @@
 
 /**
  * @file
- * seqbond wire format (docs/wire-format.md has the byte-by-byte description).
+ * seqbond wire format, version 2 (docs/wire-format.md has the byte-by-byte description).
  *
  * Every seqbond frame is an ordinary Ethernet frame with EtherType SB_ETHER_TYPE followed by
  * an 8-byte shim:
@@ -12,14 +12,18 @@
  *   byte 0   version (high nibble, SB_WIRE_VERSION) | frame type (low nibble)
  *   byte 1   flags
  *   byte 2   path id: the sender's port index
- *   byte 3   reserved, sent as 0, ignored on receive
+ *   byte 3   path sequence number: DATA frames only, +1 per DATA frame the sender puts on
+ *            this path (mod 256), so the receiver sees which path lost a frame; 0 otherwise
  *   bytes 4-7  sequence number, network order (DATA only; 0 otherwise)
  *
- * DATA and UNSEQ frames carry the inner Ethernet frame after the shim. When the inner frame
- * goes from the sender's aggregate MAC to the receiver's aggregate MAC, its 12 address bytes
- * are elided (flag SB_WIRE_F_ELIDED) and only its 2-byte EtherType follows the shim: the
- * receiver rebuilds the addresses from the peer table. Otherwise the whole inner header is
- * carried. HELLO frames carry struct sb_wire_hello after the shim.
+ * DATA frames carry the inner Ethernet frame after the shim. When the inner frame goes from
+ * the sender's aggregate MAC to the receiver's aggregate MAC, its 12 address bytes are elided
+ * (flag SB_WIRE_F_ELIDED) and only its 2-byte EtherType follows the shim: the receiver
+ * rebuilds the addresses from the peer table. Otherwise (broadcast, multicast, unknown
+ * unicast, a foreign source) the whole inner header is carried. HELLO frames carry struct
+ * sb_wire_hello, then n_entries struct sb_wire_hello_entry (what the sender hears on the
+ * port the hello left from), then padding up to the frame length when the hello is a
+ * full-size probe (SB_HELLO_F_PROBE).
  *
  * The parser works on a flat buffer (the first segment of an mbuf) so it can be unit tested
  * and fuzzed without ports.
@@ -31,7 +35,7 @@
 
 /** IEEE Std 802 Local Experimental EtherType 1. */
 #define SB_ETHER_TYPE 0x88B5
-#define SB_WIRE_VERSION 1
+#define SB_WIRE_VERSION 2
 
 #define SB_ETH_HLEN 14			/**< Ethernet header, no VLAN tag. */
 #define SB_ETH_ALEN 6
@@ -41,11 +45,10 @@
  *  inner EtherType - inner Ethernet header. This is what the exception MTU gives up. */
 #define SB_WIRE_OVERHEAD (SB_HDR_LEN + 2 - SB_ETH_HLEN)
 
-/** Frame types (low nibble of byte 0). */
+/** Frame types (low nibble of byte 0). Type 1 (version 1's UNSEQ) is not used any more. */
 enum sb_wire_type {
-	SB_WIRE_DATA = 0,	/**< Sequenced unicast data for one peer. */
-	SB_WIRE_UNSEQ = 1,	/**< Unsequenced data (broadcast/multicast inner frame). */
-	SB_WIRE_HELLO = 2,	/**< Peer discovery and path liveness. */
+	SB_WIRE_DATA = 0,	/**< Sequenced data for one peer (unicast outer destination). */
+	SB_WIRE_HELLO = 2,	/**< Peer discovery, path liveness and path feedback. */
 	SB_WIRE_TYPE_MAX
 };
 
@@ -61,10 +64,17 @@ struct sb_shim {
 	uint8_t type;		/**< enum sb_wire_type */
 	uint8_t flags;
 	uint8_t path;		/**< Sender's port index. */
+	uint8_t path_seq;	/**< DATA: per-path sequence number, mod 256. */
 	uint32_t seq;		/**< Host order. */
 };
 
-/** Hello body, after the shim; all multi-byte fields in network order. 28 bytes. */
+/** Hello flags. */
+#define SB_HELLO_F_PROBE 0x01	/**< Padded to the full path MTU: an MTU probe. */
+#define SB_HELLO_F_PARTIAL 0x02	/**< Lists only part of what the sender hears on this port
+				 *   (more entries than fit): absence means nothing. */
+#define SB_HELLO_F_MASK 0x03
+
+/** Hello body, after the shim; all multi-byte fields in network order. 40 bytes. */
 struct sb_wire_hello {
 	uint32_t host_id;	/**< Sender's host id, non-zero. */
 	uint32_t instance;	/**< Random per process start: a change means the peer restarted. */
@@ -74,12 +84,46 @@ struct sb_wire_hello {
 	uint32_t rate_kbps;	/**< That port's rate, kbit/s (0 = unknown). */
 	uint16_t interval_ms;	/**< Sender's hello interval. */
 	uint16_t mtu;		/**< That port's MTU, bytes. */
-	uint32_t reserved;	/**< Sent as 0. */
+	uint8_t multiplier;	/**< Hello intervals without a hello before the receiver
+				 *   declares the path down (RFC 5880's Detect Mult). */
+	uint8_t flags;		/**< SB_HELLO_F_* */
+	uint16_t probe_interval_ms;	/**< How often the sender sends full-size probes on
+				 *   this port; 0 = never (MTU not checked). */
+	uint32_t hello_seq;	/**< +1 per hello on this port: the receiver counts losses. */
+	uint32_t tx_time_us;	/**< Sender's clock when sent, us mod 2^32 (one-way delay). */
+	uint16_t n_entries;	/**< struct sb_wire_hello_entry that follow. */
+	uint16_t reserved;	/**< Sent as 0. */
 } __attribute__((packed));
 
 #define SB_HELLO_LEN ((unsigned int)sizeof(struct sb_wire_hello))
 
-/** Decoded hello, host order. */
+/** Entry flags. */
+#define SB_ENTRY_F_MTU_OK 0x01	/**< Full-size probes from the listed host arrive here. */
+#define SB_ENTRY_F_TX 0x02	/**< The hello's sender puts DATA on this path (towards the
+				 *   listed host's port): the receiver's loss rule waits for it. */
+#define SB_ENTRY_F_MASK 0x03
+
+/**
+ * What the sender hears on the port the hello left from, one path: a hello from (host_id,
+ * port) arrived there recently. 28 bytes, network order. Counters are cumulative since the
+ * receiver first heard the path and wrap at 2^32.
+ */
+struct sb_wire_hello_entry {
+	uint32_t host_id;	/**< The host heard. */
+	uint8_t port;		/**< Its port index heard. */
+	uint8_t flags;		/**< SB_ENTRY_F_* */
+	uint16_t reserved;	/**< Sent as 0. */
+	uint32_t rx_frames;	/**< Frames received on the path (DATA and hellos). */
+	uint32_t lost_frames;	/**< Frames missing by the path and hello sequence numbers. */
+	uint32_t rate_kbps;	/**< Delivered rate over the last hello interval, kbit/s. */
+	uint32_t owd_min_us;	/**< The path's smallest one-way delay above the smallest of
+				 *   all paths from that host, us. */
+	uint32_t owd_us;	/**< The path's latest one-way delay on the same scale, us. */
+} __attribute__((packed));
+
+#define SB_HELLO_ENTRY_LEN ((unsigned int)sizeof(struct sb_wire_hello_entry))
+
+/** Decoded hello, host order. The entries stay in the frame: sb_wire_hello_entry_get(). */
 struct sb_hello {
 	uint32_t host_id;
 	uint32_t instance;
@@ -89,6 +133,25 @@ struct sb_hello {
 	uint32_t rate_kbps;
 	uint16_t interval_ms;
 	uint16_t mtu;
+	uint8_t multiplier;
+	uint8_t flags;
+	uint16_t probe_interval_ms;
+	uint32_t hello_seq;
+	uint32_t tx_time_us;
+	uint16_t n_entries;
+	const uint8_t *entries;	/**< First entry in the frame (decode only). */
+};
+
+/** Decoded entry, host order. */
+struct sb_hello_entry {
+	uint32_t host_id;
+	uint8_t port;
+	uint8_t flags;
+	uint32_t rx_frames;
+	uint32_t lost_frames;
+	uint32_t rate_kbps;
+	uint32_t owd_min_us;
+	uint32_t owd_us;
 };
 
 /** Why sb_wire_parse() rejected a frame; indexes the per-reason drop counters. */
@@ -114,19 +177,28 @@ const char *sb_wire_err_str(enum sb_wire_err e);
  * @param buf   First byte of the frame (outer Ethernet header).
  * @param len   Bytes available in @p buf (contiguous).
  * @param shim  Filled on success.
- * @param inner_off  On success for DATA/UNSEQ: offset of the inner payload: for elided
- *   frames, of the inner EtherType; otherwise of the inner Ethernet header.
+ * @param inner_off  On success for DATA: offset of the inner payload: for elided frames, of
+ *   the inner EtherType; otherwise of the inner Ethernet header.
  * @return SB_WIRE_OK or the reason the frame is not a valid seqbond frame.
  */
 enum sb_wire_err sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *shim,
 	size_t *inner_off);
 
 /**
- * Decode and validate a hello body.
+ * Decode and validate a hello body (fixed part; the entries are checked to fit in @p len).
  * @param body  Bytes after the shim; @param len their number.
- * @return SB_WIRE_OK, SB_WIRE_E_TRUNCATED or SB_WIRE_E_HELLO.
+ * @return SB_WIRE_OK, SB_WIRE_E_TRUNCATED (shorter than the fixed part plus its entries) or
+ *   SB_WIRE_E_HELLO (absurd fields: zero host id, interval or multiplier, port >= n_ports,
+ *   group aggregate MAC, MTU below 68, unknown flags).
  */
 enum sb_wire_err sb_wire_hello_decode(const uint8_t *body, size_t len, struct sb_hello *h);
+
+/**
+ * Decode entry @p i of a hello decoded by sb_wire_hello_decode() (i < h->n_entries).
+ * @return SB_WIRE_OK, or SB_WIRE_E_HELLO for an entry with unknown flags or host id 0.
+ */
+enum sb_wire_err sb_wire_hello_entry_get(const struct sb_hello *h, unsigned int i,
+	struct sb_hello_entry *e);
 
 /**
  * Write the outer Ethernet header and shim at @p buf (SB_HDR_LEN bytes).
@@ -135,13 +207,21 @@ enum sb_wire_err sb_wire_hello_decode(const uint8_t *body, size_t len, struct sb
 void sb_wire_put_hdr(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
 	const struct sb_shim *shim);
 
+/** @return how many entries fit in a hello of at most @p frame_len bytes on the wire. */
+unsigned int sb_wire_hello_max_entries(unsigned int frame_len);
+
 /**
- * Write a complete hello frame (outer header, shim, body) at @p buf, which must hold
- * SB_HDR_LEN + SB_HELLO_LEN bytes.
- * @param src  Sending port's MAC.
- * @return frame length in bytes.
+ * Write a complete hello frame at @p buf: outer header (destination @p dst, usually the
+ * hello group address), shim, body with h->n_entries entries from @p entries, and, when
+ * @p pad_to is larger, zero padding up to @p pad_to bytes (a full-size probe; the caller
+ * sets SB_HELLO_F_PROBE in h->flags).
+ *
+ * @param buf_len  Room at @p buf; must hold the frame.
+ * @param path     Shim path id (the sending port's index).
+ * @return frame length in bytes, or 0 when it does not fit in @p buf_len.
  */
-size_t sb_wire_put_hello(uint8_t *buf, const uint8_t *src, uint8_t path,
-	const struct sb_hello *h);
+size_t sb_wire_put_hello(uint8_t *buf, size_t buf_len, const uint8_t *dst, const uint8_t *src,
+	uint8_t path, const struct sb_hello *h, const struct sb_hello_entry *entries,
+	size_t pad_to);
 
 #endif /* SB_WIRE_H */

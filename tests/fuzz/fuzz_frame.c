@@ -1,23 +1,29 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target: what the datapath does with each frame read from a member port, without
- * ports: parse (lib/wire), hellos into the peer table (lib/peer), data frames looked up to
- * their (peer, path) and offered to that peer's reorder window (lib/reorder), peer events
- * applied to the windows as app/sb_dp_ctl.c does, periodic ticks and port failures.
+ * libFuzzer target: the real datapath (app/datapath) on ring ports, fed arbitrary frames.
+ *
+ * One datapath instance per input (host id 7, 4 member ports and an exception port, all
+ * DPDK ring ports). Each record of the input is a frame put on a member port's rx ring (what
+ * a peer or anything on the wire sends) or on the exception port's rx ring (what the kernel
+ * sends), or a carrier loss; then the lcore's stages run as the loop runs them: rx ports
+ * (parse, hellos into the peer table and its events, data into the reorder windows), tx
+ * exception (shim, stripe, flood), flush, and housekeeping (commands, hellos, probes, path
+ * expiry) whenever the clock moved. What the datapath transmits is taken off the tx rings
+ * and freed.
  *
  * Input: a sequence of records
- *   ctl   bits 0-3: local port the frame arrives on (0..15; the table sizes for 16)
+ *   ctl   bits 0-3: 0..3 member port the frame arrives on; 15: from the kernel (exception);
+ *         other values: member port (value % 4)
  *         bits 4-6: clock advance in ms (x 3)
- *         bit 7: special record: low bits 0-3 name a port whose carrier drops; no frame
+ *         bit 7: special record: member port (bits 0-1) loses carrier; no frame follows
  *   len   two bytes, little endian, masked to 0..2047
  *   frame len bytes (fewer if the input ends)
  *
- * Checked: the parser never reads past the frame (ASan) and its result is consistent
- * (offsets inside the frame, minimum lengths per type); decoded hellos satisfy the
- * validity rules; the peer table stays consistent (path_of <-> paths, n_up, never our own
- * host id); a lookup only names a path heard on that port with that source MAC and port
- * index; every frame object ends exactly once delivered, freed by the caller or freed by a
- * window.
+ * Checked: no crash or sanitizer report in the real receive, hello, peer-event and transmit
+ * code; the peer table stays consistent after every record (path_of <-> paths, n_up and
+ * n_usable match the paths, never our own host id); frames handed to the kernel are no
+ * larger than the exception MTU allows and frames put on the wire parse as seqbond frames;
+ * and after the datapath is freed every mbuf is back in the pool.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -27,16 +33,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
 
-#include "sb_peer.h"
-#include "sb_reorder.h"
-#include "sb_wire.h"
+#include "sb_dp_int.h"
+#include "sb_port.h"
 
 #define OUR_HOST_ID 7
-#define HZ 1000			/* clock units: ms */
-#define WINDOW 64
-#define MAX_FRAMES 4096
+#define N_PORTS 4
+#define EXC_MTU 1490
+#define RING_SIZE 1024
 
 #define CHECK(c, ...) do { \
 	if (!(c)) { \
@@ -47,49 +58,80 @@
 	} \
 } while (0)
 
-enum owner { O_NONE = 0, O_WINDOW, O_DONE };
+static struct rte_mempool *mp;
+static struct rte_ring *rx_ring[N_PORTS + 1], *tx_ring[N_PORTS + 1];	/* [N_PORTS]: exc */
+static uint16_t port_id[N_PORTS + 1];
+static bool stop;
 
-static struct sb_peer_table T;
-static struct sb_reorder *win[SB_MAX_PEERS];
-static uint8_t owner[MAX_FRAMES];
-static unsigned int n_frames, n_owned;
-
-static void
-free_cb(void *obj, void *arg)
+static uint16_t
+ring_port(unsigned int i)
 {
-	uint8_t *o = obj;
+	char name[RTE_RING_NAMESIZE];
+	int id, ret;
 
-	(void)arg;
-	CHECK(*o == O_WINDOW, "window freed an object it did not own");
-	*o = O_DONE;
-	n_owned--;
+	snprintf(name, sizeof(name), "fz_rx%u", i);
+	rx_ring[i] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "fz_tx%u", i);
+	tx_ring[i] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	CHECK(rx_ring[i] != NULL && tx_ring[i] != NULL, "rings: %s", rte_strerror(rte_errno));
+	snprintf(name, sizeof(name), "fz_port%u", i);
+	id = rte_eth_from_rings(name, &rx_ring[i], 1, &tx_ring[i], 1, 0);
+	CHECK(id >= 0, "ring port: %s", rte_strerror(rte_errno));
+	ret = sb_port_setup(id, i < N_PORTS ? 1500 : EXC_MTU, mp, 512, 512, i < N_PORTS);
+	CHECK(ret == 0, "port setup: %s", rte_strerror(-ret));
+	return id;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char *eal_argv[] = { (*argv)[0], "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+		"--no-telemetry", "--log-level=*:crit", NULL };
+	unsigned int i;
+
+	(void)argc;
+	CHECK(rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) >= 0, "EAL: %s",
+		rte_strerror(rte_errno));
+	rte_log_set_global_level(RTE_LOG_CRIT);
+	mp = rte_pktmbuf_pool_create("fz_mbufs", 8192, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	CHECK(mp != NULL, "mempool: %s", rte_strerror(rte_errno));
+	for (i = 0; i <= N_PORTS; i++)
+		port_id[i] = ring_port(i);
+	return 0;
 }
 
 static void
-check_table(void)
+check_table(const struct sb_peer_table *t)
 {
-	unsigned int i, j, lp, rp, up;
+	unsigned int i, j, lp, rp, up, usable;
 
-	CHECK(T.n_peers <= SB_MAX_PEERS, "n_peers %u", T.n_peers);
-	for (i = 0; i < T.n_peers; i++) {
-		const struct sb_peer *p = &T.peer[i];
+	CHECK(t->n_peers <= SB_MAX_PEERS, "n_peers %u", t->n_peers);
+	for (i = 0; i < t->n_peers; i++) {
+		const struct sb_peer *p = &t->peer[i];
 
 		CHECK(p->host_id != 0 && p->host_id != OUR_HOST_ID, "peer host id %u",
 			p->host_id);
 		CHECK((p->agg_mac[0] & 1) == 0, "group aggregate MAC");
 		CHECK(p->n_paths <= SB_PEER_MAX_PATHS, "n_paths %u", p->n_paths);
-		for (j = i + 1; j < T.n_peers; j++)
-			CHECK(T.peer[j].host_id != p->host_id, "host id %u twice", p->host_id);
-		for (up = 0, j = 0; j < p->n_paths; j++) {
+		for (j = i + 1; j < t->n_peers; j++)
+			CHECK(t->peer[j].host_id != p->host_id, "host id %u twice", p->host_id);
+		for (up = 0, usable = 0, j = 0; j < p->n_paths; j++) {
 			const struct sb_path *path = &p->path[j];
 
-			CHECK(path->local_port < SB_MAX_PORTS && path->remote_port < SB_MAX_PORTS,
+			CHECK(path->local_port < N_PORTS && path->remote_port < SB_MAX_PORTS,
 				"path ports %u %u", path->local_port, path->remote_port);
 			CHECK(p->path_of[path->remote_port][path->local_port] == (int8_t)j,
 				"path_of does not point back to path %u", j);
+			CHECK(path->state <= SB_PATH_UP, "state %u", path->state);
+			CHECK(!path->usable || path->state == SB_PATH_UP, "usable but not up");
 			up += path->state == SB_PATH_UP;
+			usable += path->usable;
 		}
 		CHECK(up == p->n_up, "n_up %u, %u paths up", p->n_up, up);
+		CHECK(usable == p->n_usable, "n_usable %u, %u usable", p->n_usable, usable);
 		for (rp = 0; rp < SB_MAX_PORTS; rp++)
 			for (lp = 0; lp < SB_MAX_PORTS; lp++)
 				CHECK(p->path_of[rp][lp] < (int)p->n_paths,
@@ -97,198 +139,118 @@ check_table(void)
 	}
 }
 
+/* Take what the datapath transmitted off the tx rings: frames to the kernel fit its MTU,
+ * frames to the wire are seqbond frames. */
 static void
-apply_event(const struct sb_peer_event *ev, uint64_t now)
+collect(void)
 {
-	unsigned int j;
-
-	(void)now;
-	CHECK(ev->peer < T.n_peers, "event for peer %u of %u", ev->peer, T.n_peers);
-	switch (ev->type) {
-	case SB_PEER_EV_RESTART:
-		sb_reorder_reset(win[ev->peer], free_cb, NULL);
-		for (j = 0; j < SB_PEER_MAX_PATHS; j++)
-			sb_reorder_path_set_active(win[ev->peer], j, false);
-		break;
-	case SB_PEER_EV_PATH_UP:
-	case SB_PEER_EV_PATH_DOWN:
-		CHECK(ev->path < T.peer[ev->peer].n_paths, "event for path %u", ev->path);
-		CHECK(sb_reorder_path_set_active(win[ev->peer], ev->path,
-			ev->type == SB_PEER_EV_PATH_UP) == 0, "set_active");
-		break;
-	default:
-		break;
-	}
-}
-
-static void
-drain_all(uint64_t now)
-{
-	void *objs[32];
+	struct rte_mbuf *m[64];
 	unsigned int i, j, n;
-	uint64_t done = 0;
 
-	for (i = 0; i < T.n_peers; i++) {
-		do {
-			n = sb_reorder_drain(win[i], objs, 32, now);
+	for (i = 0; i <= N_PORTS; i++) {
+		while ((n = rte_ring_dequeue_burst(tx_ring[i], (void **)m, RTE_DIM(m), NULL)) > 0) {
 			for (j = 0; j < n; j++) {
-				uint8_t *o = objs[j];
+				struct sb_shim shim;
+				size_t off;
 
-				CHECK(*o == O_WINDOW, "drained an object the window did not own");
-				*o = O_DONE;
-				n_owned--;
-				done++;
+				if (i == N_PORTS)
+					CHECK(rte_pktmbuf_pkt_len(m[j]) <= EXC_MTU + 18,
+						"%u bytes to the kernel", rte_pktmbuf_pkt_len(m[j]));
+				else
+					CHECK(sb_wire_parse(rte_pktmbuf_mtod(m[j], uint8_t *),
+						rte_pktmbuf_data_len(m[j]), &shim, &off) ==
+						SB_WIRE_OK, "we sent a frame that does not parse");
 			}
-		} while (n == 32);
+			rte_pktmbuf_free_bulk(m, n);
+		}
 	}
-	(void)done;
 }
 
+/* What is left on the rx rings (a datapath freed before reading them) goes back too. */
 static void
-hello_in(unsigned int port, const uint8_t *buf, size_t len, uint64_t now)
+flush_rx(void)
 {
-	struct sb_peer_event ev[4];
-	struct sb_hello h;
-	unsigned int n_ev = 0, i;
-	enum sb_wire_err e;
-	int idx;
+	struct rte_mbuf *m[64];
+	unsigned int i, n;
 
-	e = sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &h);
-	if (e != SB_WIRE_OK) {
-		CHECK(e == SB_WIRE_E_HELLO || e == SB_WIRE_E_TRUNCATED, "hello error %d", e);
-		return;
-	}
-	CHECK(h.host_id != 0 && h.n_ports != 0 && h.port_index < h.n_ports &&
-		h.interval_ms != 0 && (h.agg_mac[0] & 1) == 0 && h.mtu >= 68,
-		"absurd hello accepted");
-	idx = sb_peer_hello_rx(&T, port, buf + SB_ETH_ALEN, &h, now, ev, &n_ev);
-	CHECK(n_ev <= 3, "%u events", n_ev);
-	if (idx >= 0) {
-		CHECK(h.host_id != OUR_HOST_ID, "our own hello accepted");
-		CHECK((unsigned int)idx < T.n_peers && T.peer[idx].host_id == h.host_id,
-			"hello_rx returned peer %d", idx);
-	} else {
-		CHECK(idx == -EINVAL || idx == -ENOSPC, "hello_rx returned %d", idx);
-	}
-	for (i = 0; i < n_ev; i++)
-		apply_event(&ev[i], now);
+	for (i = 0; i <= N_PORTS; i++)
+		while ((n = rte_ring_dequeue_burst(rx_ring[i], (void **)m, RTE_DIM(m), NULL)) > 0)
+			rte_pktmbuf_free_bulk(m, n);
 }
-
-static void
-data_in(unsigned int port, const uint8_t *buf, const struct sb_shim *shim, uint64_t now)
-{
-	unsigned int path = 0;
-	uint8_t *obj;
-	int pi;
-
-	pi = sb_peer_lookup_rx(&T, port, buf + SB_ETH_ALEN, shim->path, &path);
-	if (pi < 0) {
-		CHECK(pi == -ENOENT, "lookup returned %d", pi);
-		return;
-	}
-	CHECK((unsigned int)pi < T.n_peers && path < T.peer[pi].n_paths, "lookup %d/%u", pi,
-		path);
-	CHECK(T.peer[pi].path[path].local_port == port &&
-		T.peer[pi].path[path].remote_port == shim->path &&
-		memcmp(T.peer[pi].path[path].remote_mac, buf + SB_ETH_ALEN, SB_ETH_ALEN) == 0,
-		"lookup names a path this frame did not come through");
-	if (shim->type != SB_WIRE_DATA || n_frames == MAX_FRAMES)
-		return;
-	obj = &owner[n_frames++];
-	if (sb_reorder_insert(win[pi], path, shim->seq, obj, now) == SB_REORDER_HELD) {
-		*obj = O_WINDOW;
-		n_owned++;
-	} else {
-		*obj = O_DONE;
-	}
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct sb_reorder_conf rc = { .window = WINDOW, .timeout = 30 };
-	struct sb_peer_event ev[SB_MAX_PEERS * SB_PEER_MAX_PATHS];
+	struct sb_dp_conf conf = {
+		.host_id = OUR_HOST_ID,
+		.mac = { 0x02, 0x53, 0x42, 0x00, 0x00, OUR_HOST_ID },
+		.scheduler = "edpf",
+		.hello_interval_ms = 10,
+		.hello_multiplier = 4,
+		.reorder_window = 64,
+		.reorder_timeout_us = 10000,
+		.late_policy = SB_REORDER_LATE_DROP,
+		.max_backlog_us = 2000,
+		.burst = 32,
+		.mtu_probe_interval_ms = 50,
+		.path_loss_max_pct = 5,
+		.path_loss_window_ms = 200,
+		.n_ports = N_PORTS,
+		.exc_port = port_id[N_PORTS],
+		.exc_mtu = EXC_MTU,
+		.mp = mp,
+	};
+	uint64_t hz = rte_get_tsc_hz(), now = hz;	/* a clock that never reads 0 */
+	struct sb_dp *dp;
 	size_t pos = 0;
-	uint64_t now = 1;
-	unsigned int i, n;
+	unsigned int i;
 
-	if (win[0] == NULL)
-		for (i = 0; i < SB_MAX_PEERS; i++) {
-			win[i] = sb_reorder_create(&rc);
-			CHECK(win[i] != NULL, "create window");
-		}
-	CHECK(sb_peer_table_init(&T, OUR_HOST_ID, 4, HZ) == 0, "table init");
-	memset(owner, 0, sizeof(owner));
-	n_frames = 0;
-	n_owned = 0;
+	for (i = 0; i < N_PORTS; i++)
+		conf.port[i] = (struct sb_dp_port_conf){ .port_id = port_id[i], .mtu = 1500,
+			.rate_kbps = 100000 };
+	dp = sb_dp_create(&conf, &stop);
+	CHECK(dp != NULL, "sb_dp_create: %s", rte_strerror(rte_errno));
+	sb_dp_housekeeping(dp, now);
 
 	while (pos < size) {
 		uint8_t ctl = data[pos++];
-		unsigned int port = ctl & 0x0f;
-		struct sb_shim shim;
-		size_t len, off = 0;
-		const uint8_t *buf;
-		uint8_t *copy;
-		enum sb_wire_err e;
+		unsigned int port = ctl & 0x0f, adv = ((ctl >> 4) & 7) * 3;
+		struct rte_mbuf *m;
+		size_t len;
 
-		now += ((ctl >> 4) & 7) * 3;
+		now += adv * hz / 1000;
 		if (ctl & 0x80) {
-			n = sb_peer_port_down(&T, port, ev, RTE_DIM(ev));
-			for (i = 0; i < n; i++)
-				apply_event(&ev[i], now);
-			check_table();
-			continue;
+			sb_dp_port_down(dp, &dp->port[port % N_PORTS], now);
+		} else {
+			if (size - pos < 2)
+				break;
+			len = (data[pos] | (size_t)data[pos + 1] << 8) & 2047;
+			pos += 2;
+			if (len > size - pos)
+				len = size - pos;
+			port = port == 15 ? N_PORTS : port % N_PORTS;
+			m = rte_pktmbuf_alloc(mp);
+			CHECK(m != NULL, "mbuf");
+			/* Frames longer than a buffer arrive cut, as a NIC would deliver them. */
+			len = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
+			memcpy(rte_pktmbuf_append(m, len), data + pos, len);
+			pos += len;
+			if (rte_ring_enqueue(rx_ring[port], m) != 0)
+				rte_pktmbuf_free(m);
 		}
-		if (size - pos < 2)
-			break;
-		len = (data[pos] | (size_t)data[pos + 1] << 8) & 2047;
-		pos += 2;
-		if (len > size - pos)
-			len = size - pos;
-		/* An exact-size heap copy so that ASan sees any read past the frame. */
-		copy = malloc(len ? len : 1);
-		CHECK(copy != NULL, "malloc");
-		memcpy(copy, data + pos, len);
-		buf = copy;
-		pos += len;
-
-		e = sb_wire_parse(buf, len, &shim, &off);
-		CHECK((unsigned int)e < SB_WIRE_E_MAX, "parse result %d", e);
-		if (e == SB_WIRE_OK) {
-			CHECK(shim.type < SB_WIRE_TYPE_MAX && (shim.flags & ~SB_WIRE_F_MASK) == 0,
-				"type %u flags %#x accepted", shim.type, shim.flags);
-			if (shim.type == SB_WIRE_HELLO) {
-				CHECK(len >= SB_HDR_LEN + SB_HELLO_LEN, "short hello accepted");
-				hello_in(port, buf, len, now);
-			} else {
-				CHECK(off == SB_HDR_LEN && len >= off + ((shim.flags &
-					SB_WIRE_F_ELIDED) ? 2 : SB_ETH_HLEN),
-					"inner offset %zu of %zu", off, len);
-				data_in(port, buf, &shim, now);
-			}
-		} else if (e != SB_WIRE_E_FOREIGN) {
-			CHECK(len < SB_ETH_HLEN || (buf[12] == 0x88 && buf[13] == 0xb5),
-				"error %d for a foreign frame", e);
-		}
-		free(copy);
-
-		n = sb_peer_tick(&T, now, ev, RTE_DIM(ev));
-		for (i = 0; i < n; i++)
-			apply_event(&ev[i], now);
-		drain_all(now);
-		check_table();
+		sb_dp_rx_ports(dp, now);
+		sb_dp_tx_exception(dp, now);
+		sb_dp_flush(dp);
+		if (adv != 0 || (ctl & 0x80))
+			sb_dp_housekeeping(dp, now);
+		check_table(&dp->peers);
+		collect();
 	}
 
-	/* Clean shutdown as sb_dp_free() does it: every window hands back what it holds. */
-	for (i = 0; i < SB_MAX_PEERS; i++) {
-		sb_reorder_reset(win[i], free_cb, NULL);
-		for (n = 0; n < SB_REORDER_MAX_PATHS; n++)
-			sb_reorder_path_set_active(win[i], n, false);
-	}
-	CHECK(n_owned == 0, "%u objects leaked", n_owned);
-	for (i = 0; i < n_frames; i++)
-		CHECK(owner[i] == O_DONE, "object %u never released", i);
+	sb_dp_free(dp);
+	collect();
+	flush_rx();
+	CHECK(rte_mempool_avail_count(mp) == mp->size, "%u of %u mbufs back",
+		rte_mempool_avail_count(mp), mp->size);
 	return 0;
 }

@@ -178,6 +178,13 @@ do_insert(struct model *m, unsigned int path, uint32_t seq)
 		CHECK(path >= SB_REORDER_MAX_PATHS, "path %u called bad", path);
 		t->owner = O_CALLER;
 		break;
+	case SB_REORDER_STRAY:
+		/* A window ahead, unconfirmed: refused with the window unchanged (sync_next
+		 * checks next did not move). */
+		CHECK(d > 0 && (uint32_t)d >= m->window && (uint32_t)d < m->max_jump,
+			"seq %u stray at distance %d", seq, d);
+		t->owner = O_CALLER;
+		break;
 	default:
 		CHECK(0, "unknown verdict %d", v);
 	}

@@ -6,6 +6,7 @@
  *
  * Usage: mkseeds DIR   (writes seeds into DIR/frame and DIR/reorder)
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,27 +51,40 @@ port_mac(uint8_t *mac, unsigned int h, unsigned int p)
 	memcpy(mac, m, 6);
 }
 
+/* A hello from @p host's port @p port; it lists our host (7) on that port, as a peer that
+ * hears us does, so the path comes up; @p probe pads it to a full-size probe. */
 static void
 hello(unsigned int ctl, unsigned int host, unsigned int port, unsigned int n_ports,
-	uint32_t instance)
+	uint32_t instance, bool probe)
 {
+	static const uint8_t group[6] = SB_HELLO_MAC;
+	static uint32_t hello_seq;
+	uint32_t hseq = hello_seq++;
 	struct sb_hello h = {
 		.host_id = host, .instance = instance, .port_index = port, .n_ports = n_ports,
-		.rate_kbps = 100000, .interval_ms = 10, .mtu = 1500,
+		.rate_kbps = 100000, .interval_ms = 10, .mtu = 1500, .multiplier = 4,
+		.probe_interval_ms = 50, .hello_seq = hseq, .tx_time_us = 1000 * hseq,
+		.flags = probe ? SB_HELLO_F_PROBE : 0, .n_entries = 1,
 		.agg_mac = { 0x02, 0x53, 0x42, 0x00, 0x00, (uint8_t)host },
 	};
-	uint8_t f[SB_HDR_LEN + SB_HELLO_LEN], src[6];
+	const struct sb_hello_entry e = {
+		.host_id = 7, .port = ctl & 0x0f, .flags = SB_ENTRY_F_MTU_OK | SB_ENTRY_F_TX,
+		.rx_frames = 10 * hseq, .rate_kbps = 1000,
+	};
+	uint8_t f[1600], src[6];
 
 	port_mac(src, host, port);
-	rec(ctl, f, sb_wire_put_hello(f, src, port, &h));
+	rec(ctl, f, sb_wire_put_hello(f, sizeof(f), group, src, port, &h, &e, probe ? 1514 : 0));
 }
 
-/* An elided DATA frame carrying a small IPv4 packet. */
+/* A DATA frame carrying a small IPv4 packet (elided) or a broadcast ARP (full header). */
 static void
 data(unsigned int ctl, unsigned int host, unsigned int port, uint32_t seq, unsigned int type,
 	unsigned int flags)
 {
-	struct sb_shim s = { .type = type, .flags = flags, .path = port, .seq = seq };
+	static uint8_t path_seq[16];
+	struct sb_shim s = { .type = type, .flags = flags, .path = port,
+		.path_seq = path_seq[port & 15]++, .seq = seq };
 	uint8_t f[80] = { 0 }, src[6], dst[6];
 	size_t len = 64;
 
@@ -84,6 +98,22 @@ data(unsigned int ctl, unsigned int host, unsigned int port, uint32_t seq, unsig
 		memcpy(f + 22, "\xff\xff\xff\xff\xff\xff\x02\x53\x42\x00\x00\x01\x08\x06", 14);
 	}
 	rec(ctl, f, len);
+}
+
+/* A frame from the kernel (record port 15): to @p dst_host's aggregate MAC, or broadcast. */
+static void
+kernel(unsigned int adv, int dst_host)
+{
+	uint8_t f[64] = { 0 };
+
+	if (dst_host < 0)
+		memset(f, 0xff, 6);
+	else
+		memcpy(f, (const uint8_t[]){ 0x02, 0x53, 0x42, 0x00, 0x00, (uint8_t)dst_host }, 6);
+	memcpy(f + 6, (const uint8_t[]){ 0x02, 0x53, 0x42, 0x00, 0x00, 7 }, 6);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	rec(adv << 4 | 15, f, sizeof(f));
 }
 
 int
@@ -100,15 +130,20 @@ main(int argc, char **argv)
 	}
 
 	snprintf(dir, sizeof(dir), "%s/frame", argv[1]);
-	/* 1. Peer 1 with 4 ports: hellos on every port, then in-order data striped. */
+	/* 1. Peer 1 with 4 ports: hellos and probes on every port, in-order data striped, then
+	 * the kernel sends to it and broadcasts (striped and flooded back out). */
 	for (p = 0; p < 4; p++)
-		hello(p, 1, p, 4, 0x1234567);
+		hello(p, 1, p, 4, 0x1234567, true);
+	for (p = 0; p < 4; p++)
+		hello(0x10 | p, 1, p, 4, 0x1234567, false);
 	for (seq = 100, i = 0; i < 24; i++, seq++)
 		data(0x10 | (i % 4), 1, i % 4, seq, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	for (i = 0; i < 8; i++)
+		kernel(i & 1, i == 5 ? -1 : 1);
 	save(dir, "hellos-data-in-order");
-	/* 2. Reordered across the 2^32 wrap, a loss, a duplicate, an unseq broadcast. */
+	/* 2. Reordered across the 2^32 wrap, a loss, a duplicate, a flooded broadcast. */
 	for (p = 0; p < 2; p++)
-		hello(p, 2, p, 2, 99);
+		hello(p, 2, p, 2, 99, true);
 	seq = UINT32_C(0xfffffffc);
 	data(0x10, 2, 0, seq, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
 	data(0x11, 2, 1, seq + 2, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
@@ -116,28 +151,31 @@ main(int argc, char **argv)
 	data(0x11, 2, 1, seq + 5, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
 	data(0x10, 2, 0, seq + 4, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
 	data(0x10, 2, 0, seq + 4, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
-	data(0x30, 2, 0, 0, SB_WIRE_UNSEQ, 0);
+	data(0x30, 2, 0, seq + 7, SB_WIRE_DATA, 0);
 	data(0x70, 2, 0, seq + 6, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
 	save(dir, "wrap-reorder-loss-dup");
-	/* 3. A peer restarts (new instance) and a port fails. */
-	hello(0, 3, 0, 2, 1);
-	hello(1, 3, 1, 2, 1);
+	/* 3. A peer restarts (new instance), a port fails, a stray far ahead. */
+	hello(0, 3, 0, 2, 1, true);
+	hello(1, 3, 1, 2, 1, true);
 	data(0x10, 3, 0, 5, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
 	data(0x10, 3, 1, 7, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	data(0x10, 3, 1, 100007, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
+	data(0x10, 3, 0, 6, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
 	out[out_len++] = 0x80 | 1;	/* port 1 carrier lost */
-	hello(0, 3, 0, 2, 2);
+	hello(0, 3, 0, 2, 2, false);
 	data(0x10, 3, 0, 1000, SB_WIRE_DATA, SB_WIRE_F_ELIDED);
-	save(dir, "restart-port-down");
+	save(dir, "restart-port-down-stray");
 	/* 4. Raw traffic and malformed shims. */
 	memset(f, 0, sizeof(f));
 	memcpy(f, "\xff\xff\xff\xff\xff\xff\x02\x00\x00\x00\x00\x09\x08\x06", 14);
 	rec(0, f, 42);				/* ARP: foreign */
-	hello(0, 7, 0, 1, 5);			/* our own host id */
+	hello(0, 7, 0, 1, 5, false);		/* our own host id */
 	data(0, 9, 0, 1, SB_WIRE_DATA, SB_WIRE_F_ELIDED);	/* unknown peer */
 	data(0, 9, 0, 1, 5, 0);			/* unknown type */
+	data(0, 9, 0, 1, 1, 0);			/* version 1's UNSEQ, retired */
 	data(0, 9, 0, 1, SB_WIRE_DATA, 0x80);	/* unknown flag */
 	sb_wire_put_hdr(f, f, f, &(struct sb_shim){ .type = SB_WIRE_DATA });
-	f[14] = 0x20;				/* version 2 */
+	f[14] = 0x10;				/* version 1 */
 	rec(0, f, 30);
 	rec(0, f, 20);				/* truncated */
 	save(dir, "foreign-malformed");

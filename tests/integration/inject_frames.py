@@ -26,9 +26,10 @@ def shim(ver_type, flags=0, path=0, seq=0):
 
 
 def hello_body(host_id, port_index=0, n_ports=2, agg=bytes.fromhex("025342000063"),
-               interval=10, mtu=1500, instance=77):
-    return struct.pack("!II6sBBIHHI", host_id, instance, agg, port_index, n_ports, 100000,
-                       interval, mtu, 0)
+               interval=10, mtu=1500, instance=77, mult=4, flags=0, n_entries=0):
+    """Version 2 hello body (docs/wire-format.md), without entries."""
+    return struct.pack("!II6sBBIHHBBHIIHH", host_id, instance, agg, port_index, n_ports,
+                       100000, interval, mtu, mult, flags, 200, 1, 0, n_entries, 0)
 
 
 def main():
@@ -39,33 +40,37 @@ def main():
     inner = b"\x08\x00" + bytes(46)                  # elided inner: IPv4 EtherType + payload
     cases = [
         # (counter, frame)
-        ("rx_err_truncated", eth(dst, peer) + b"\x10\x01"),
-        ("rx_err_truncated", eth(HELLO_MAC, peer) + shim(0x12) + bytes(10)),
-        ("rx_err_truncated", eth(dst, peer) + shim(0x10, 0) + bytes(8)),   # full inner < 14
-        ("rx_err_bad_version", eth(dst, peer) + shim(0x20, 1) + inner),
+        ("rx_err_truncated", eth(dst, peer) + b"\x20\x01"),
+        ("rx_err_truncated", eth(HELLO_MAC, peer) + shim(0x22) + bytes(10)),
+        ("rx_err_truncated", eth(dst, peer) + shim(0x20, 0) + bytes(8)),   # full inner < 14
+        ("rx_err_truncated", eth(HELLO_MAC, peer) + shim(0x22) +
+         hello_body(99, n_entries=3) + bytes(28)),                         # 1 of 3 entries
+        ("rx_err_bad_version", eth(dst, peer) + shim(0x10, 1) + inner),   # version 1
         ("rx_err_bad_version", eth(dst, peer) + shim(0xf0, 1) + inner),
-        ("rx_err_bad_type", eth(dst, peer) + shim(0x13, 1) + inner),
-        ("rx_err_bad_type", eth(dst, peer) + shim(0x1f, 1) + inner),
-        ("rx_err_bad_flags", eth(dst, peer) + shim(0x10, 0x81) + inner),
-        ("rx_err_bad_flags", eth(HELLO_MAC, peer) + shim(0x12, 1) + hello_body(99)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x12) + hello_body(0)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x12) + hello_body(99, 2, 2)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x12) + hello_body(99, 0, 0)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x12) +
+        ("rx_err_bad_type", eth(dst, peer) + shim(0x21, 1) + inner),      # v1's UNSEQ
+        ("rx_err_bad_type", eth(dst, peer) + shim(0x2f, 1) + inner),
+        ("rx_err_bad_flags", eth(dst, peer) + shim(0x20, 0x81) + inner),
+        ("rx_err_bad_flags", eth(HELLO_MAC, peer) + shim(0x22, 1) + hello_body(99)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(0)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, 2, 2)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, 0, 0)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) +
          hello_body(99, agg=bytes.fromhex("ffffffffffff"))),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x12) + hello_body(99, interval=0)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x12) + hello_body(99, mtu=20)),
-        ("rx_hello_rejected", eth(HELLO_MAC, peer) + shim(0x12) + hello_body(our_id)),
-        ("rx_hello_rejected", eth(HELLO_MAC, peer) + shim(0x12) +
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, interval=0)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, mtu=20)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, mult=0)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, flags=0x80)),
+        ("rx_hello_rejected", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(our_id)),
+        ("rx_hello_rejected", eth(HELLO_MAC, peer) + shim(0x22) +
          hello_body(99, port_index=20, n_ports=30)),
-        ("rx_unknown_peer", eth(dst, STRANGER) + shim(0x10, 1, 0, 5) + inner),
-        ("rx_unknown_peer", eth(dst, STRANGER) + shim(0x11, 1, 0, 0) + inner),
-        ("rx_unknown_peer", eth(dst, peer) + shim(0x10, 1, 9, 5) + inner),  # no path 9
+        ("rx_unknown_peer", eth(dst, STRANGER) + shim(0x20, 1, 0, 5) + inner),
+        ("rx_unknown_peer", eth(dst, STRANGER) + shim(0x20, 0, 1, 0) + bytes(60)),
+        ("rx_unknown_peer", eth(dst, peer) + shim(0x20, 1, 9, 5) + inner),  # no path 9
         ("rx_foreign", eth(dst, STRANGER, 0x0800) + bytes(46)),
         ("rx_foreign", eth(bytes.fromhex("0180c200000e"), STRANGER, 0x88CC) + bytes(46)),
     ]
     if oversize:
-        cases.append(("rx_err_oversize", eth(dst, peer) + shim(0x10, 1, 0, 5) + inner +
+        cases.append(("rx_err_oversize", eth(dst, peer) + shim(0x20, 1, 0, 5) + inner +
                       bytes(1600)))
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((ifc, 0))

@@ -213,3 +213,22 @@ sb_wait_listen() {
 sb_count_log() {
 	grep -cE "$2" "$SEQBOND_TESTBED_DIR/$1.log" 2>/dev/null || true
 }
+
+# sb_telemetry HOST ENDPOINT [KEY[.KEY...]]: DPDK telemetry of HOST's seqbond, as JSON, or the
+# value at the dotted key path (e.g. sb_telemetry a /seqbond/peers,2 2.tx_seq_next).
+sb_telemetry() {
+	local h=$1 ep=$2 key=${3:-}
+	echo "$ep" | dpdk-telemetry.py -f "$SB_NS-$h" 2>/dev/null | python3 -c '
+import json, sys
+key = sys.argv[2]
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("{"):
+        d = json.loads(line)[sys.argv[1]]
+        for k in filter(None, key.split(".")):
+            d = d[k]
+        print(d if key else json.dumps(d))
+        break
+else:
+    sys.exit("no JSON from telemetry")' "$ep" "$key"
+}

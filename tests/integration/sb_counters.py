@@ -1,28 +1,30 @@
 #!/usr/bin/env python3
-"""Check the counters seqbond prints when it stops (app/sb_report.c) for consistency.
+"""Check the counters seqbond prints when it stops (app/control/sb_report.c) for consistency.
 
 Usage: sb_counters.py LOG [LOG...]   (one seqbond log per host; exit 1 on any violation)
 
 Per host, from the last report in its log:
   mbufs     the log says "all N mbufs back in the pool" and no "mbuf leak"
-  rx        frames read from member ports = foreign + malformed (per reason, bad_hello
-            excluded: those are also in rx_hello) + hellos + unknown peer + unseq + data
+  rx        frames read from member ports = foreign + malformed (per reason) + hellos
+            that decoded + unknown peer + data
   reorder   data frames offered to the windows = released in order + released reordered
-            + late + duplicate + out of range + held at exit (summed over peers)
-  to kernel frames released towards the kernel (in order + reordered + late delivered +
-            unseq) = accepted by the exception port + its queue overflow + too big for it
-            + still queued at exit
-  tx        frames read from the kernel = sent sequenced + unsequenced + dropped (no peer,
-            no path, too big, queue full) + waiting at exit; tx_queue_drop also counts
-            hellos, so the difference must lie in 0..tx_queue_drop
+            + late + duplicate + out of range + stray + held at exit (summed over peers)
+  to kernel frames released towards the kernel (in order + reordered + late delivered)
+            = accepted by the exception port + its queue overflow + too big for it + still
+            queued at exit
+  tx        frames read from the kernel = unicast frames sent or dropped (no path, too big,
+            queue full) + flooded frames (each once; their copies are in tx_data and the
+            drops, counted by tx_flood_copies) + waiting at exit; a port taken down counts
+            the frames left in its queue as tx_queue_drop although they were sent, so the
+            difference must lie in 0..tx_queue_drop
 Prints the drop counters that are not zero.
 """
 import re
 import sys
 
-DROPS = ["tx_no_peer", "tx_no_path", "tx_too_big", "tx_queue_drop", "tx_nombuf", "rx_foreign",
+DROPS = ["tx_no_path", "tx_hello_drop", "tx_too_big", "tx_queue_drop", "tx_nombuf", "rx_foreign",
          "rx_unknown_peer", "rx_hello_rejected", "rx_late_dropped", "rx_late_delivered",
-         "rx_duplicate", "rx_out_of_range", "exc_tx_drop", "exc_too_big"]
+         "rx_duplicate", "rx_out_of_range", "rx_stray", "exc_tx_drop", "exc_too_big"]
 
 
 def parse(path):
@@ -49,21 +51,20 @@ def check(path):
     c, r = parsed
     if "mbuf leak" in text or not re.search(r"all \d+ mbufs back in the pool", text):
         errors.append("mbufs: " + (re.findall(r".*mbuf.*", text) or ["no mbuf line"])[-1])
-    errs = sum(v for k, v in c.items() if k.startswith("rx_err_") and k != "rx_err_bad_hello")
-    rx = (c["rx_foreign"] + errs + c["rx_hello"] + c["rx_unknown_peer"] + c["rx_unseq"]
-          + c["rx_data"])
+    errs = sum(v for k, v in c.items() if k.startswith("rx_err_"))
+    rx = c["rx_foreign"] + errs + c["rx_hello"] + c["rx_unknown_peer"] + c["rx_data"]
     if c["rx"] != rx:
         errors.append("rx %d != sum of outcomes %d" % (c["rx"], rx))
     ro = sum(r.get(k, 0) for k in ("in_order", "reordered", "late", "duplicate",
-                                    "out_of_range", "occupancy"))
+                                    "out_of_range", "stray", "occupancy"))
     if c["rx_data"] != ro:
         errors.append("rx_data %d != reorder outcomes + held %d (%s)" % (c["rx_data"], ro, r))
-    up = r.get("in_order", 0) + r.get("reordered", 0) + c["rx_late_delivered"] + c["rx_unseq"]
+    up = r.get("in_order", 0) + r.get("reordered", 0) + c["rx_late_delivered"]
     down = c["exc_tx"] + c["exc_tx_drop"] + c["exc_too_big"] + c["exc_queued"]
     if up != down:
         errors.append("released to the kernel %d != handed over/dropped/queued %d" % (up, down))
-    tx = (c["tx_data"] + c["tx_unseq"] + c["tx_no_peer"] + c["tx_no_path"] + c["tx_too_big"]
-          + c["tx_queue_drop"] + c["exc_pending"])
+    tx = (c["tx_data"] + c["tx_queue_drop"] + c["tx_no_path"] + c["tx_too_big"]
+          - c["tx_flood_copies"] + c["tx_flood"] + c["exc_pending"])
     if not 0 <= tx - c["exc_rx"] <= c["tx_queue_drop"]:
         errors.append("exc_rx %d vs sent + dropped + pending %d" % (c["exc_rx"], tx))
     summary = {k: c[k] for k in DROPS if c.get(k)}

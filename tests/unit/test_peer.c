@@ -1,125 +1,412 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Peer discovery from hellos: paths up on hello, down after missed hellos, restarts,
- * lookups, and refusal of hellos from ourselves. */
+/*
+ * Peer table: two (or more) tables exchange real hellos (built by sb_peer_hello_entries(),
+ * encoded and decoded by lib/wire) over an emulated network whose faults the test sets:
+ * three-way liveness, one-way failures seen at both ends, path MTU probes, per-path loss,
+ * restarts, carrier loss, partial hellos, lookups, refusals.
+ */
 #include <errno.h>
 #include <string.h>
 
 #include "sb_peer.h"
 #include "sb_test.h"
 
-#define HZ 1000000ULL	/* clock units: microseconds */
+#define HZ 1000000ULL		/* clock units: microseconds */
+#define MS 1000ULL
+#define INTERVAL 10		/* hello interval, ms */
+#define MULT 4
+#define PROBE_MS 200
+#define MTU 1500
+#define N_PORTS 2
 
-static struct sb_peer_table t;
+struct host {
+	uint32_t id;
+	uint32_t instance;
+	struct sb_peer_table t;
+	uint32_t hello_seq[N_PORTS];
+	unsigned int cursor[N_PORTS];
+	unsigned int max_entries;	/* per hello; small to force partial hellos */
+	/* event log */
+	struct sb_peer_event ev[4096];
+	uint64_t ev_time[4096];
+	unsigned int n_ev;
+	uint64_t now;
+};
 
-static struct sb_hello
-hello(uint32_t host, uint8_t port)
+/* Emulated faults, per direction and port: drop everything, or frames above a size. */
+struct net {
+	bool drop[3][3][N_PORTS];	/* [from host][to host][port] */
+	uint32_t max_len[3][3][N_PORTS];	/* 0: no limit */
+};
+
+static struct host hosts[3];
+static struct net net;
+
+static void
+on_event(void *arg, const struct sb_peer_event *ev)
 {
-	struct sb_hello h = {
-		.host_id = host, .instance = 1, .agg_mac = { 0x02, 0x53, 0x42, 0, 0, host },
-		.port_index = port, .n_ports = 4, .rate_kbps = 100000, .interval_ms = 10,
-		.mtu = 1500,
-	};
-	return h;
+	struct host *h = arg;
+
+	if (h->n_ev < sizeof(h->ev) / sizeof(h->ev[0])) {
+		h->ev[h->n_ev] = *ev;
+		h->ev_time[h->n_ev] = h->now;
+		h->n_ev++;
+	}
 }
 
 static void
-port_mac(uint8_t *mac, uint32_t host, uint8_t port)
+host_init(struct host *h, uint32_t id)
 {
-	const uint8_t m[6] = { 0x02, 0xaa, 0, 0, host, port };
+	struct sb_peer_conf c = {
+		.host_id = id, .hz = HZ, .loss_max_ppm = 50000, .loss_window_ms = 1000,
+		.loss_min_frames = 50, .probe_dead_mult = 3, .probes_sent = true,
+		.on_event = on_event, .event_arg = h,
+	};
+
+	memset(h, 0, sizeof(*h));
+	h->id = id;
+	h->instance = 100 + id;
+	h->max_entries = 32;
+	SB_CHECK(sb_peer_table_init(&h->t, &c) == 0, "init host %u", id);
+}
+
+static void
+port_mac(uint8_t *mac, uint32_t host, unsigned int port)
+{
+	const uint8_t m[6] = { 0x02, 0xaa, 0, 0, (uint8_t)host, (uint8_t)port };
 
 	memcpy(mac, m, 6);
+}
+
+/* Host @p from sends one hello on @p port (a probe when @p probe), heard by every other
+ * host's same port unless the network drops it. */
+static void
+send_hello(unsigned int from, unsigned int port, bool probe)
+{
+	static const uint8_t group[6] = SB_HELLO_MAC;
+	struct host *s = &hosts[from];
+	struct sb_hello_entry entries[64];
+	struct sb_hello h = {
+		.host_id = s->id, .instance = s->instance,
+		.agg_mac = { 0x02, 0x53, 0x42, 0, 0, (uint8_t)s->id },
+		.port_index = port, .n_ports = N_PORTS, .rate_kbps = 100000,
+		.interval_ms = INTERVAL, .mtu = MTU, .multiplier = MULT,
+		.probe_interval_ms = PROBE_MS, .hello_seq = s->hello_seq[port]++,
+		.tx_time_us = sb_peer_clock_us(&s->t, s->now),
+	};
+	uint8_t buf[2048], mac[6];
+	struct sb_hello d;
+	bool partial;
+	size_t len;
+	unsigned int to;
+
+	h.n_entries = sb_peer_hello_entries(&s->t, port, s->now, false, entries, s->max_entries,
+		&s->cursor[port], &partial);
+	if (partial)
+		h.flags |= SB_HELLO_F_PARTIAL;
+	if (probe)
+		h.flags |= SB_HELLO_F_PROBE;
+	port_mac(mac, s->id, port);
+	len = sb_wire_put_hello(buf, sizeof(buf), group, mac, port, &h, entries,
+		probe ? MTU + SB_ETH_HLEN : 0);
+	SB_CHECK(len > 0, "hello encodes");
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &d) == SB_WIRE_OK,
+		"hello decodes");
+	for (to = 0; to < 3; to++) {
+		if (to == from || hosts[to].id == 0 || net.drop[from][to][port] ||
+				(net.max_len[from][to][port] != 0 &&
+				 len > net.max_len[from][to][port]))
+			continue;
+		hosts[to].now = s->now;
+		sb_peer_hello_rx(&hosts[to].t, port, mac, &d, len, MTU, s->now);
+	}
+}
+
+/* Run every host for @p ms: hellos each INTERVAL, probes each PROBE_MS, ticks each ms. */
+static uint64_t clock_now = 1000 * MS;	/* the clock never reads 0 in real life */
+
+static void
+run(unsigned int ms)
+{
+	uint64_t end = clock_now + ms * MS;
+	unsigned int k, port;
+
+	for (; clock_now < end; clock_now += MS) {
+		for (k = 0; k < 3; k++) {
+			if (hosts[k].id == 0)
+				continue;
+			hosts[k].now = clock_now;
+			if ((clock_now / MS) % INTERVAL == k)
+				for (port = 0; port < N_PORTS; port++)
+					send_hello(k, port, (clock_now / MS) % PROBE_MS == k);
+		}
+		for (k = 0; k < 3; k++) {
+			if (hosts[k].id == 0)
+				continue;
+			hosts[k].now = clock_now;
+			sb_peer_tick(&hosts[k].t, clock_now);
+		}
+	}
+}
+
+/* Time of the first event of @p type on path @p path of peer 0 at or after @p since, or 0. */
+static uint64_t
+event_at(const struct host *h, uint8_t type, uint8_t path, uint64_t since)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->n_ev; i++)
+		if (h->ev[i].type == type && h->ev[i].path == path && h->ev_time[i] >= since)
+			return h->ev_time[i];
+	return 0;
+}
+
+static const struct sb_path *
+path_of(const struct host *h, unsigned int local_port)
+{
+	const struct sb_peer *p = &h->t.peer[0];
+	int pi = p->path_of[local_port][local_port];
+
+	return pi >= 0 ? &p->path[pi] : NULL;
+}
+
+static void
+test_three_way(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	const struct sb_path *pa, *pb;
+	uint64_t t0 = clock_now, ta, tb;
+
+	run(100);
+	SB_CHECK(a->t.n_peers == 1 && b->t.n_peers == 1, "each hears the other");
+	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "2 paths up at both ends");
+	SB_CHECK(a->t.peer[0].n_usable == 2 && b->t.peer[0].n_usable == 2,
+		"2 paths in the stripe (probes arrived)");
+	ta = event_at(a, SB_PEER_EV_PATH_UP, 0, 0);
+	SB_CHECK(ta != 0 && ta - t0 <= 2 * INTERVAL * MS, "path up within 2 intervals: %llu us",
+		(unsigned long long)(ta - t0));
+
+	/* One-way failure: a's port 1 -> b's port 1 dropped, b -> a fine. b stops hearing a
+	 * and drops the path after interval x multiplier; b's next hello no longer lists a,
+	 * and a drops the path too. */
+	t0 = clock_now;
+	net.drop[0][1][1] = true;
+	run(100);
+	tb = event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0);
+	ta = event_at(a, SB_PEER_EV_PATH_DOWN, 1, t0);
+	pa = path_of(a, 1);
+	pb = path_of(b, 1);
+	SB_CHECK(tb != 0 && tb - t0 <= (INTERVAL * MULT + INTERVAL) * MS,
+		"receiving end down in %llu us", (unsigned long long)(tb - t0));
+	SB_CHECK(ta != 0 && ta - t0 <= (INTERVAL * MULT + 2 * INTERVAL) * MS,
+		"sending end down in %llu us", (unsigned long long)(ta - t0));
+	SB_CHECK(pb->state == SB_PATH_DOWN && pb->fault == SB_FAULT_SILENT, "b: down, silent");
+	SB_CHECK(pa->state == SB_PATH_INIT && pa->fault == SB_FAULT_ONE_WAY,
+		"a: init, one-way (it still hears b)");
+	SB_CHECK(!pa->usable && !pb->usable, "out of the stripe at both ends");
+	SB_CHECK(path_of(a, 0)->usable && path_of(b, 0)->usable, "path 0 unaffected");
+
+	/* Heal: back within 3 hellos. */
+	t0 = clock_now;
+	net.drop[0][1][1] = false;
+	run(60);
+	ta = event_at(a, SB_PEER_EV_PATH_UP, 1, t0);
+	tb = event_at(b, SB_PEER_EV_PATH_UP, 1, t0);
+	SB_CHECK(ta != 0 && ta - t0 <= 3 * INTERVAL * MS, "a: up again in %llu us",
+		(unsigned long long)(ta - t0));
+	SB_CHECK(tb != 0 && tb - t0 <= 3 * INTERVAL * MS, "b: up again in %llu us",
+		(unsigned long long)(tb - t0));
+	SB_CHECK(pa->usable && pb->usable, "back in the stripe");
+}
+
+static void
+test_mtu(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	const struct sb_path *pa = path_of(a, 0), *pb = path_of(b, 0);
+	uint64_t t0 = clock_now, ta, tb;
+
+	/* A switch port with a small MTU: hellos pass, full-size probes do not. */
+	net.max_len[0][1][0] = net.max_len[1][0][0] = 600;
+	run(1000);
+	ta = event_at(a, SB_PEER_EV_STRIPE_OUT, 0, t0);
+	tb = event_at(b, SB_PEER_EV_STRIPE_OUT, 0, t0);
+	SB_CHECK(ta != 0 && ta - t0 < 1000 * MS, "a: out of the stripe in %llu us",
+		(unsigned long long)(ta - t0));
+	SB_CHECK(tb != 0 && tb - t0 < 1000 * MS, "b: out of the stripe in %llu us",
+		(unsigned long long)(tb - t0));
+	SB_CHECK(pa->state == SB_PATH_UP && !pa->usable && pa->fault == SB_FAULT_MTU,
+		"a: up, out of the stripe, MTU fault");
+	SB_CHECK(pb->state == SB_PATH_UP && !pb->usable && pb->fault == SB_FAULT_MTU,
+		"b: up, out of the stripe, MTU fault");
+	SB_CHECK(event_at(a, SB_PEER_EV_PATH_DOWN, 0, t0) == 0, "no path down for the MTU");
+
+	t0 = clock_now;
+	net.max_len[0][1][0] = net.max_len[1][0][0] = 0;
+	run(PROBE_MS + 3 * INTERVAL);
+	SB_CHECK(pa->usable && pb->usable, "back when probes return");
+	SB_CHECK(event_at(a, SB_PEER_EV_STRIPE_IN, 0, t0) != 0, "a: stripe-in event");
+}
+
+/* Data a -> b on path 1 for @p ms, @p loss_pct of it lost (deterministic pattern). */
+static void
+data_run(unsigned int ms, unsigned int loss_pct, uint8_t *pseq)
+{
+	struct host *b = &hosts[1];
+	unsigned int i, k;
+	unsigned int path = b->t.peer[0].path_of[1][1];
+
+	for (i = 0; i < ms; i++) {
+		for (k = 0; k < 20; k++) {	/* 20 frames per ms */
+			uint8_t s = (*pseq)++;
+
+			if ((i * 20 + k) % 100 < loss_pct)
+				continue;
+			sb_peer_data_rx(&b->t, 0, path, s, 1500);
+		}
+		run(1);
+	}
+}
+
+static void
+test_loss(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	const struct sb_path *pa = path_of(a, 1), *pb = path_of(b, 1);
+	uint8_t pseq = 0;
+	uint64_t t0, ta;
+	uint32_t lost0 = pb->rx.lost_frames;
+
+	data_run(500, 0, &pseq);
+	SB_CHECK(pb->rx.lost_frames == lost0, "no loss counted on a clean path");
+	SB_CHECK(pa->usable && pa->fb.loss_ppm == 0, "clean path stays in");
+	SB_CHECK(pa->fb.rate_kbps > 200000 && pa->fb.rate_kbps < 300000,
+		"delivered rate reported: %u kbit/s (20 x 1500 B per ms = 240 Mbit/s)",
+		pa->fb.rate_kbps);
+
+	t0 = clock_now;
+	data_run(1200, 10, &pseq);
+	ta = event_at(a, SB_PEER_EV_STRIPE_OUT, 1, t0);
+	SB_CHECK(ta != 0 && ta - t0 <= 1000 * MS, "10 %% loss: out in %llu us",
+		(unsigned long long)(ta - t0));
+	SB_CHECK(pa->state == SB_PATH_UP && pa->fault == SB_FAULT_LOSS, "loss fault, still up");
+	SB_CHECK(pa->fb.loss_ppm > 50000 && pa->fb.loss_ppm < 150000, "loss share %u ppm",
+		pa->fb.loss_ppm);
+	SB_CHECK(pb->rx.lost_frames - lost0 >= 2000, "b counted %u lost",
+		pb->rx.lost_frames - lost0);
+
+	/* Clean again (only hellos now, as a real sender would send while the path is out):
+	 * back once a whole window is clean. */
+	t0 = clock_now;
+	run(2500);
+	ta = event_at(a, SB_PEER_EV_STRIPE_IN, 1, t0);
+	SB_CHECK(ta != 0 && ta - t0 <= 2200 * MS, "rejoined %llu us after the loss stopped",
+		(unsigned long long)(ta - t0));
+	SB_CHECK(pa->usable, "in the stripe again");
+}
+
+static void
+test_port_restart(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	unsigned int n_ev;
+	uint64_t t0 = clock_now;
+
+	/* Carrier loss: every path over the port down at once, back with hellos. */
+	n_ev = a->n_ev;
+	a->now = clock_now;
+	sb_peer_port_down(&a->t, 0, clock_now);
+	SB_CHECK(a->n_ev > n_ev && path_of(a, 0)->state == SB_PATH_DOWN &&
+		path_of(a, 0)->fault == SB_FAULT_PORT, "port down: path down, port fault");
+	run(50);
+	SB_CHECK(path_of(a, 0)->state == SB_PATH_UP, "back after the port returns");
+
+	/* b restarts: new instance; a forgets b's paths and relearns them. */
+	b->instance++;
+	t0 = clock_now;
+	run(60);
+	SB_CHECK(event_at(a, SB_PEER_EV_RESTART, 0, t0) != 0, "restart seen");
+	SB_CHECK(a->t.peer[0].n_up == 2 && a->t.peer[0].n_usable == 2, "paths relearnt");
+}
+
+static void
+test_partial_and_refusals(void)
+{
+	struct host *a = &hosts[0], *c = &hosts[2];
+	struct sb_hello_entry e[8];
+	struct sb_hello h;
+	unsigned int cursor = 0, i, seen_b = 0, seen_c = 0, n;
+	bool partial;
+	uint8_t mac[6];
+
+	/* A third host on the same switches: a hears two peers per port. */
+	host_init(c, 3);
+	run(100);
+	SB_CHECK(a->t.n_peers == 2 && a->t.peer[1].n_up == 2, "third host: paths up");
+
+	/* Room for one entry: hellos list one path each, in turn, flagged partial. */
+	for (i = 0; i < 4; i++) {
+		n = sb_peer_hello_entries(&a->t, 0, clock_now, false, e, 1, &cursor, &partial);
+		SB_CHECK(n == 1 && partial, "one entry, partial");
+		seen_b += e[0].host_id == 2;
+		seen_c += e[0].host_id == 3;
+	}
+	SB_CHECK(seen_b == 2 && seen_c == 2, "rotation covers both peers: %u %u", seen_b,
+		seen_c);
+	/* Partial hellos from a keep c's paths up (absence means nothing). */
+	a->max_entries = 1;
+	run(200);
+	SB_CHECK(c->t.peer[0].n_up == 2, "partial hellos keep paths up at c");
+	a->max_entries = 32;
+
+	/* Our own hello (a loop through a switch) never creates a peer. */
+	h = (struct sb_hello){ .host_id = 1, .instance = 1, .port_index = 0, .n_ports = 1,
+		.interval_ms = 10, .mtu = 1500, .multiplier = 3 };
+	port_mac(mac, 1, 0);
+	SB_CHECK(sb_peer_hello_rx(&a->t, 0, mac, &h, 100, MTU, clock_now) == -EINVAL, "self");
+	SB_CHECK(a->t.rejects[SB_PEER_REJ_SELF] == 1, "self counted");
+	h.host_id = 9;
+	h.port_index = SB_MAX_PORTS;
+	SB_CHECK(sb_peer_hello_rx(&a->t, 0, mac, &h, 100, MTU, clock_now) == -EINVAL,
+		"bad port index");
+
+	/* Lookups. */
+	port_mac(mac, 2, 1);
+	SB_CHECK(sb_peer_lookup_rx(&a->t, 1, mac, 1, &i) == 0 && i == (unsigned int)
+		a->t.peer[0].path_of[1][1], "lookup rx");
+	SB_CHECK(sb_peer_lookup_rx(&a->t, 0, mac, 1, &i) == -ENOENT, "wrong port");
+	mac[5] = 9;
+	SB_CHECK(sb_peer_lookup_rx(&a->t, 1, mac, 1, &i) == -ENOENT, "wrong source MAC");
+
+	/* Table full. */
+	for (i = 10; i < 10 + SB_MAX_PEERS; i++) {
+		h.host_id = i;
+		h.port_index = 0;
+		port_mac(mac, i, 0);
+		sb_peer_hello_rx(&a->t, 0, mac, &h, 100, MTU, clock_now);
+	}
+	SB_CHECK(a->t.n_peers == SB_MAX_PEERS && a->t.rejects[SB_PEER_REJ_TABLE_FULL] > 0,
+		"table full counted");
 }
 
 int
 main(void)
 {
-	struct sb_peer_event ev[8];
-	struct sb_hello h;
-	uint8_t mac[6];
-	unsigned int n, path, k;
-	int pi;
+	struct sb_peer_table t;
+	struct sb_peer_conf bad = { .host_id = 0, .hz = HZ, .loss_window_ms = 1000,
+		.probe_dead_mult = 3, .on_event = on_event };
 
-	SB_CHECK(sb_peer_table_init(&t, 0, 3, HZ) == -EINVAL, "host id 0 refused");
-	SB_CHECK(sb_peer_table_init(&t, 1, 1, HZ) == -EINVAL, "multiplier 1 refused");
-	SB_CHECK(sb_peer_table_init(&t, 1, 3, HZ) == 0, "init");
+	SB_CHECK(sb_peer_table_init(&t, &bad) == -EINVAL, "host id 0 refused");
+	bad.host_id = 1;
+	bad.probe_dead_mult = 1;
+	SB_CHECK(sb_peer_table_init(&t, &bad) == -EINVAL, "probe multiplier 1 refused");
 
-	/* Our own hello (a loop through a switch) never creates a peer. */
-	h = hello(1, 0);
-	port_mac(mac, 1, 0);
-	SB_CHECK(sb_peer_hello_rx(&t, 0, mac, &h, 100, ev, &n) == -EINVAL && n == 0, "self");
-	SB_CHECK(t.rejects[SB_PEER_REJ_SELF] == 1 && t.n_peers == 0, "self counted");
-
-	/* Peer 2 on 4 point-to-point links: one path per link. */
-	for (k = 0; k < 4; k++) {
-		h = hello(2, k);
-		port_mac(mac, 2, k);
-		pi = sb_peer_hello_rx(&t, k, mac, &h, 1000, ev, &n);
-		SB_CHECK(pi == 0, "peer index %d", pi);
-		if (k == 0)
-			SB_CHECK(n == 2 && ev[0].type == SB_PEER_EV_NEW &&
-				ev[1].type == SB_PEER_EV_PATH_UP, "new peer + path up, n=%u", n);
-		else
-			SB_CHECK(n == 1 && ev[0].type == SB_PEER_EV_PATH_UP && ev[0].path == k,
-				"path %u up", k);
-	}
-	SB_CHECK(t.peer[0].n_paths == 4 && t.peer[0].n_up == 4, "4 paths up");
-	SB_CHECK(sb_peer_lookup_mac(&t, h.agg_mac) == 0, "lookup by aggregate MAC");
-	port_mac(mac, 2, 2);
-	SB_CHECK(sb_peer_lookup_rx(&t, 2, mac, 2, &path) == 0 && path == 2, "lookup rx");
-	SB_CHECK(sb_peer_lookup_rx(&t, 1, mac, 2, &path) == -ENOENT, "wrong port");
-	mac[5] = 9;
-	SB_CHECK(sb_peer_lookup_rx(&t, 2, mac, 2, &path) == -ENOENT, "wrong source MAC");
-
-	/* Hellos on 0..2 keep coming, port 3 goes silent: down after 3 x 10 ms. */
-	for (k = 0; k < 3; k++) {
-		h = hello(2, k);
-		port_mac(mac, 2, k);
-		sb_peer_hello_rx(&t, k, mac, &h, 25000, ev, &n);
-		SB_CHECK(n == 0, "refresh makes no event");
-	}
-	SB_CHECK(sb_peer_tick(&t, 1000 + 30000, ev, 8) == 0, "not yet down at 30 ms");
-	n = sb_peer_tick(&t, 1000 + 30001, ev, 8);
-	SB_CHECK(n == 1 && ev[0].type == SB_PEER_EV_PATH_DOWN && ev[0].path == 3,
-		"path 3 down after 3 missed hellos");
-	SB_CHECK(t.peer[0].n_up == 3, "3 up");
-	h = hello(2, 3);
-	port_mac(mac, 2, 3);
-	sb_peer_hello_rx(&t, 3, mac, &h, 40000, ev, &n);
-	SB_CHECK(n == 1 && ev[0].type == SB_PEER_EV_PATH_UP && t.peer[0].n_up == 4,
-		"path 3 back");
-
-	/* Carrier loss on port 1 takes its path down at once. */
-	n = sb_peer_port_down(&t, 1, ev, 8);
-	SB_CHECK(n == 1 && ev[0].path == 1 && t.peer[0].path[1].state == SB_PATH_DOWN,
-		"port down");
-
-	/* Restart: new instance resets the paths. */
-	h = hello(2, 0);
-	h.instance = 2;
-	port_mac(mac, 2, 0);
-	sb_peer_hello_rx(&t, 0, mac, &h, 50000, ev, &n);
-	SB_CHECK(n == 2 && ev[0].type == SB_PEER_EV_RESTART && ev[1].type == SB_PEER_EV_PATH_UP,
-		"restart then path up");
-	SB_CHECK(t.peer[0].n_paths == 1 && t.peer[0].n_up == 1, "paths relearnt");
-
-	/* A second peer behind the same ports (a switch per port). */
-	h = hello(3, 0);
-	port_mac(mac, 3, 0);
-	SB_CHECK(sb_peer_hello_rx(&t, 0, mac, &h, 50000, ev, &n) == 1, "second peer");
-	SB_CHECK(sb_peer_lookup_rx(&t, 0, mac, 0, &path) == 1 && path == 0, "second peer rx");
-
-	/* Announced port index out of range is refused. */
-	h = hello(4, 0);
-	h.port_index = SB_MAX_PORTS;
-	SB_CHECK(sb_peer_hello_rx(&t, 0, mac, &h, 50000, ev, &n) == -EINVAL, "bad port idx");
-
-	/* Table full. */
-	for (k = 10; k < 10 + SB_MAX_PEERS; k++) {
-		h = hello(k, 0);
-		port_mac(mac, k, 0);
-		sb_peer_hello_rx(&t, 0, mac, &h, 60000, ev, &n);
-	}
-	SB_CHECK(t.n_peers == SB_MAX_PEERS && t.rejects[SB_PEER_REJ_TABLE_FULL] > 0,
-		"table full counted");
+	host_init(&hosts[0], 1);
+	host_init(&hosts[1], 2);
+	test_three_way();
+	test_mtu();
+	test_loss();
+	test_port_restart();
+	test_partial_and_refusals();
 	return sb_test_summary("test_peer");
 }

@@ -66,6 +66,21 @@ put(struct sb_reorder *r, unsigned int path, uint32_t seq, uint64_t now)
 }
 
 /*
+ * A confirmed jump to @p seq (a window or more ahead): the first arrival is a stray, the
+ * next one a window ahead within a window of it (here the same number again) slides the
+ * window and is held.
+ */
+static void
+jump(struct sb_reorder *r, unsigned int path, uint32_t seq, uint64_t now)
+{
+	enum sb_reorder_verdict v = sb_reorder_insert(r, path, seq, &tok[seq % NTOK], now);
+
+	SB_CHECK(v == SB_REORDER_STRAY, "seq %u path %u: first arrival verdict %d", seq, path,
+		v);
+	put(r, path, seq, now);
+}
+
+/*
  * Drain and compare with the expected sequence numbers (tokens). @p n caps the output.
  */
 static void
@@ -313,7 +328,7 @@ test_rule_idle_wrap(void)
 	for (k = 0; k < 3; k++) {
 		/* Path 1 inactive: the rule (path 0 alone) skips each slide's gap. */
 		seq += (UINT32_C(1) << 30) - 1;
-		put(r, 0, seq, k);
+		jump(r, 0, seq, k);
 		SB_CHECK(sb_reorder_drain(r, objs, 4, k) == 1, "slide %u not released", k);
 	}
 	SB_CHECK(sb_reorder_next_seq(r) == seq + 1, "next %u", sb_reorder_next_seq(r));
@@ -391,7 +406,7 @@ test_late_dup_range(void)
 	EXPECT(r, 0, 0);
 	v = sb_reorder_insert(r, 0, 101, &tok[101], 0);
 	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "100 ahead: verdict %d", v);
-	put(r, 0, 100, 0);
+	jump(r, 0, 100, 0);
 	/* next 1 -> 85 (100 - window + 1): 1..84 lost. */
 	SB_CHECK(stats(r).lost_slide == 84, "lost_slide %" PRIu64, stats(r).lost_slide);
 	SB_CHECK(sb_reorder_next_seq(r) == 85, "next %u", sb_reorder_next_seq(r));
@@ -412,7 +427,7 @@ test_slide(void)
 	put(r, 0, 3, 2);
 	put(r, 0, 5, 3);
 	/* 12 is 11 ahead of 1 in a window of 8: next becomes 5; 2 and 3 leave, 1 and 4 lost. */
-	put(r, 0, 12, 7);
+	jump(r, 0, 12, 7);
 	st = stats(r);
 	SB_CHECK(sb_reorder_next_seq(r) == 5, "next %u", sb_reorder_next_seq(r));
 	SB_CHECK(st.lost_slide == 2, "lost_slide %" PRIu64, st.lost_slide);
@@ -424,7 +439,9 @@ test_slide(void)
 	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "slid-over seq: verdict %d", v);
 	/* Far slide: 112 from next 6 moves next to 105; 12 leaves; 6..104 except 12 lost. */
 	v = sb_reorder_insert(r, 0, 112, &tok[112], 9);
-	SB_CHECK(v == SB_REORDER_HELD, "far slide verdict %d", v);
+	SB_CHECK(v == SB_REORDER_STRAY, "far slide, unconfirmed: verdict %d", v);
+	v = sb_reorder_insert(r, 0, 112, &tok[112], 9);
+	SB_CHECK(v == SB_REORDER_HELD, "far slide confirmed: verdict %d", v);
 	SB_CHECK(stats(r).lost_slide == 2 + 98, "lost_slide %" PRIu64, stats(r).lost_slide);
 	SB_CHECK(sb_reorder_next_seq(r) == 105, "next %u", sb_reorder_next_seq(r));
 	EXPECT(r, 9, 12);
@@ -444,9 +461,11 @@ test_slide(void)
 	put(r, 0, 2, 0);
 	put(r, 0, 3, 0);
 	SB_CHECK(sb_reorder_set_next(r, 0) == -EBUSY, "set_next while holding");
-	put(r, 0, 7, 0);	/* next 4; 1, 2, 3 queued; 0 lost */
+	jump(r, 0, 7, 0);	/* next 4; 1, 2, 3 queued; 0 lost */
 	put(r, 0, 5, 0);
 	put(r, 0, 6, 0);
+	v = sb_reorder_insert(r, 0, 11, &tok[11], 0);
+	SB_CHECK(v == SB_REORDER_STRAY, "11 unconfirmed: verdict %d", v);
 	v = sb_reorder_insert(r, 0, 11, &tok[11], 0);
 	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "slide over a full queue: verdict %d", v);
 	st = stats(r);
@@ -454,7 +473,7 @@ test_slide(void)
 		"state changed: lost_slide %" PRIu64 " occupancy %u next %u", st.lost_slide,
 		st.occupancy, sb_reorder_next_seq(r));
 	EXPECT(r, 0, 1, 2, 3);
-	put(r, 0, 11, 0);	/* fits now: 5, 6, 7 queued, 4 lost, next 8 */
+	jump(r, 0, 11, 0);	/* fits now: 5, 6, 7 queued, 4 lost, next 8 */
 	EXPECT(r, 0, 5, 6, 7);
 	st = stats(r);
 	SB_CHECK(st.lost_slide == 2 && st.occupancy == 1, "lost_slide %" PRIu64
@@ -462,6 +481,59 @@ test_slide(void)
 	freed = 0;
 	sb_reorder_free(r, count_free, &freed);
 	SB_CHECK(freed == 1, "freed %u", freed);
+}
+
+/* One stray frame a window or more ahead (a corrupt or injected sequence number) costs only
+ * itself: it is dropped and counted, the window does not move, and traffic goes on. A real
+ * jump is taken at its second frame. (RFC 5961 accepts an out-of-window segment only once
+ * confirmed, for the same reason.) */
+static void
+test_stray(void)
+{
+	struct sb_reorder *r = mk(64, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
+	struct sb_reorder_stats st;
+	enum sb_reorder_verdict v;
+	uint32_t i;
+
+	sb_reorder_path_set_active(r, 0, true);
+	sb_reorder_path_set_active(r, 1, true);
+	for (i = 0; i < 10; i++)
+		put(r, i & 1, i, 0);
+	EXPECT(r, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+	/* A stray 100000 ahead, then the stream goes on: nothing moves. */
+	v = sb_reorder_insert(r, 0, 100010, &tok[0], 1);
+	SB_CHECK(v == SB_REORDER_STRAY, "stray verdict %d", v);
+	for (i = 10; i < 20; i++)
+		put(r, i & 1, i, 1);
+	EXPECT(r, 1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);
+	st = stats(r);
+	SB_CHECK(st.stray == 1 && st.lost_slide == 0 && st.late == 0 && st.out_of_range == 0,
+		"stray %" PRIu64 " slide %" PRIu64 " late %" PRIu64, st.stray, st.lost_slide,
+		st.late);
+	/* Two strays in a row but far apart (two unrelated bad frames): still nothing. */
+	v = sb_reorder_insert(r, 1, 5000, &tok[0], 2);
+	SB_CHECK(v == SB_REORDER_STRAY, "stray 1 verdict %d", v);
+	v = sb_reorder_insert(r, 0, 900000, &tok[0], 2);
+	SB_CHECK(v == SB_REORDER_STRAY, "stray 2 verdict %d", v);
+	put(r, 0, 20, 2);
+	EXPECT(r, 2, 20);
+	SB_CHECK(sb_reorder_next_seq(r) == 21 && stats(r).lost_slide == 0, "window unmoved");
+	/* A real jump (the sender's numbers moved on by more than the window): its first
+	 * frame is dropped, the second (here on the other path) confirms, and the frames
+	 * that follow ride on it. */
+	v = sb_reorder_insert(r, 0, 1000, &tok[1000 % NTOK], 3);
+	SB_CHECK(v == SB_REORDER_STRAY, "jump, first frame: verdict %d", v);
+	for (i = 1001; i < 1010; i++)
+		put(r, i & 1, i, 3);
+	SB_CHECK(sb_reorder_next_seq(r) == 1009 - 63, "window follows the jump: next %u",
+		sb_reorder_next_seq(r));
+	/* The gap before the first frame after the jump goes by the rule once both paths
+	 * have delivered past it. */
+	EXPECT(r, 3, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009);
+	st = stats(r);
+	SB_CHECK(st.stray == 4 && st.lost_slide + st.lost_rule == 1001 - 21, "stray %" PRIu64
+		" lost %" PRIu64, st.stray, st.lost_slide + st.lost_rule);
+	sb_reorder_free(r, NULL, NULL);
 }
 
 /* free() and reset() hand back every object, in the ring and in the release queue. */
@@ -475,7 +547,7 @@ test_free_reset(void)
 	sb_reorder_set_next(r, 0);
 	for (i = 1; i < 16; i += 2)
 		put(r, 0, i, 0);	/* 8 held, 0 missing */
-	put(r, 0, 40, 0);	/* slide to 25: 1, 3, ..., 15 queued, 40 held */
+	jump(r, 0, 40, 0);	/* slide to 25: 1, 3, ..., 15 queued, 40 held */
 	put(r, 0, 30, 0);
 	put(r, 0, 31, 0);
 	st = stats(r);
@@ -492,7 +564,7 @@ test_free_reset(void)
 	EXPECT(r, 0, 200);
 	for (i = 202; i < 216; i++)
 		put(r, 1, i, 0);
-	put(r, 1, 230, 0);	/* slide: 202..214 queued */
+	jump(r, 1, 230, 0);	/* slide: 202..214 queued */
 	freed = 0;
 	sb_reorder_free(r, count_free, &freed);
 	SB_CHECK(freed == 15, "free returned %u of 15", freed);
@@ -705,6 +777,7 @@ main(int argc, char **argv)
 	test_rule_idle_wrap();
 	test_late_dup_range();
 	test_slide();
+	test_stray();
 	test_free_reset();
 	test_random(nframes);
 	return sb_test_summary("test_reorder");

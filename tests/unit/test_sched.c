@@ -607,6 +607,66 @@ test_usability(void)
 	}
 }
 
+/*
+ * Two queues per path: an 8-port gateway feeding a 6-port blade has two of its ports on one
+ * switch, both ending on one blade port. Here paths 0 and 1 (our ports 0 and 1, 100 Mbit/s
+ * each) end on the peer's port 0 (100 Mbit/s), path 2 (our port 2) on its port 1. Offered
+ * 300 Mbit/s, the peer can take 200: edpf with the peer ports modelled gives each peer port
+ * half (paths 0 and 1 share theirs in any proportion) and sends at the peer's 200 Mbit/s;
+ * without them it would give each path a third and overfill the peer's port 0 by a third.
+ */
+static void
+test_two_stage(void)
+{
+	static const uint64_t rates[] = { 100 * MBPS, 100 * MBPS, 100 * MBPS };
+	static const unsigned int remote_port[] = { 0, 0, 1 };
+	uint64_t rbusy[2] = { 0, 0 }, start, total;
+	double share0, mbit;
+	struct sb_sched_view v;
+	struct sb_sched s;
+	struct tally t;
+	unsigned int f, j;
+
+	view_setup(&v, rates, 3, 2000000);
+	for (j = 0; j < 3; j++)
+		v.path[j].remote_rate_bps = 100 * MBPS;
+	memset(&t, 0, sizeof(t));
+	rng_seed(77);
+	SB_CHECK(sb_sched_init(&s, &sb_sched_edpf_ops, &v) == 0, "edpf init");
+	start = v.now_ns;
+	for (f = 0; f < N_FRAMES; f++) {
+		uint32_t len = rng_len();
+		int p;
+
+		/* The peer port's queue is shared by the paths into it (the datapath keeps
+		 * it per peer port and copies it into every path's view). */
+		for (j = 0; j < 3; j++)
+			v.path[j].rbusy_until_ns = rbusy[remote_port[j]];
+		p = sb_sched_pick(&s, &v, len);
+		while (p == -EAGAIN) {
+			t.again++;
+			v.now_ns += 1000;
+			p = sb_sched_pick(&s, &v, len);
+		}
+		sb_sched_charge(&v, (unsigned int)p, len);
+		rbusy[remote_port[p]] = v.path[p].rbusy_until_ns;
+		t.bytes[p] += len;
+		v.now_ns += sb_sched_tx_ns(len, 300 * MBPS);
+	}
+	total = t.bytes[0] + t.bytes[1] + t.bytes[2];
+	share0 = (double)(t.bytes[0] + t.bytes[1]) / (double)total;
+	mbit = (double)total * 8 * 1000 / (double)(v.now_ns - start);
+	printf("%-34s peer port 0 %.4f (paths 0, 1: %.4f %.4f), peer port 1 %.4f, %.1f Mbit/s\n",
+		"edpf two stages", share0, (double)t.bytes[0] / (double)total,
+		(double)t.bytes[1] / (double)total, (double)t.bytes[2] / (double)total, mbit);
+	SB_CHECK(share0 > 0.49 && share0 < 0.51, "peer port 0 got %.4f of the bytes", share0);
+	SB_CHECK(mbit > 196 && mbit < 202, "sent at %.1f Mbit/s, the peer takes 200", mbit);
+	/* The peer ports never fall more than the backlog limit behind. */
+	SB_CHECK(rbusy[0] <= v.now_ns + 2000000 + 200000 &&
+		rbusy[1] <= v.now_ns + 2000000 + 200000, "peer port backlog bounded");
+	sb_sched_fini(&s);
+}
+
 int
 main(void)
 {
@@ -620,6 +680,7 @@ main(void)
 	test_drr_rate_change();
 	test_edpf_shares();
 	test_edpf_order();
+	test_two_stage();
 	test_rr_counts();
 	test_usability();
 	return sb_test_summary("test_sched");

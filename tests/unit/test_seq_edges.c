@@ -278,8 +278,8 @@ test_duplicates_at_wrap(void)
 /*
  * Path 1 carried 0 and then the frame at 1, and died with it; path 0 filled the window behind
  * the gap. (a) Path 1 declared down: the rule alone (path 0 beyond the gap) releases at once.
- * (b) Path 1 never declared down, path 0 keeps sending: the frame one window ahead slides the
- * window. (c) Nothing more arrives and path 1 stays up: the timeout releases.
+ * (b) Path 1 never declared down, path 0 keeps sending: the frame one window ahead, once the
+ * next arrival confirms it, slides the window. (c) Nothing more arrives and path 1 stays up: the timeout releases.
  */
 static void
 test_window_filled_then_path_dies(void)
@@ -309,6 +309,8 @@ test_window_filled_then_path_dies(void)
 			sb_reorder_path_set_active(r, 1, false);
 			got = sb_reorder_drain(r, objs, RTE_DIM(objs), 20);
 		} else if (c == 1) {
+			/* A window ahead: a stray until the next arrival confirms it. */
+			SB_CHECK(ins(r, 0, base + 1 + w, 20) == SB_REORDER_STRAY, "stray");
 			SB_CHECK(ins(r, 0, base + 1 + w, 20) == SB_REORDER_HELD, "slide");
 			got = sb_reorder_drain(r, objs, RTE_DIM(objs), 20);
 		} else {

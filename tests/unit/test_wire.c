@@ -19,19 +19,20 @@ test_data_round_trip(void)
 	for (flags = 0; flags <= SB_WIRE_F_ELIDED; flags++) {
 		for (i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
 			struct sb_shim in = { .type = SB_WIRE_DATA, .flags = flags, .path = i,
-				.seq = seqs[i] }, out;
+				.path_seq = (uint8_t)(250 + i), .seq = seqs[i] }, out;
 			size_t off = 0;
 
 			memset(buf, 0xee, sizeof(buf));
 			sb_wire_put_hdr(buf, dst, src, &in);
 			SB_CHECK(buf[12] == 0x88 && buf[13] == 0xb5, "ethertype %02x%02x", buf[12],
 				buf[13]);
-			SB_CHECK(buf[14] == 0x10, "version/type byte %02x", buf[14]);
-			SB_CHECK(buf[17] == 0, "reserved byte %02x", buf[17]);
+			SB_CHECK(buf[14] == 0x20, "version/type byte %02x", buf[14]);
+			SB_CHECK(buf[17] == (uint8_t)(250 + i), "path sequence byte %02x", buf[17]);
 			SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_OK,
 				"parse seq %u", seqs[i]);
 			SB_CHECK(out.type == in.type && out.flags == in.flags &&
-				out.path == in.path && out.seq == in.seq, "fields seq %u", seqs[i]);
+				out.path == in.path && out.path_seq == in.path_seq &&
+				out.seq == in.seq, "fields seq %u", seqs[i]);
 			SB_CHECK(off == SB_HDR_LEN, "inner offset %zu", off);
 			SB_CHECK(memcmp(buf, dst, 6) == 0 && memcmp(buf + 6, src, 6) == 0,
 				"addresses");
@@ -47,30 +48,80 @@ test_data_round_trip(void)
 	}
 }
 
+static const uint8_t group[6] = SB_HELLO_MAC;
+
 static void
 test_hello_round_trip(void)
 {
 	struct sb_hello in = {
 		.host_id = 0xdeadbeef, .instance = 77, .agg_mac = { 0x02, 1, 2, 3, 4, 5 },
 		.port_index = 3, .n_ports = 6, .rate_kbps = 100000, .interval_ms = 100,
-		.mtu = 9000,
+		.mtu = 9000, .multiplier = 4, .flags = SB_HELLO_F_PARTIAL,
+		.probe_interval_ms = 200, .hello_seq = 0xfffffffe, .tx_time_us = 0x12345678,
+		.n_entries = 3,
 	}, out;
-	uint8_t buf[SB_HDR_LEN + SB_HELLO_LEN];
+	struct sb_hello_entry ein[3] = {
+		{ .host_id = 1, .port = 0, .flags = SB_ENTRY_F_MTU_OK, .rx_frames = 10,
+		  .lost_frames = 1, .rate_kbps = 99000, .owd_min_us = 0, .owd_us = 5 },
+		{ .host_id = 2, .port = 15, .flags = SB_ENTRY_F_TX, .rx_frames = 0xffffffff,
+		  .lost_frames = 0, .rate_kbps = 1, .owd_min_us = 5000, .owd_us = 7000 },
+		{ .host_id = 0xffffffff, .port = 7, .flags = SB_ENTRY_F_MASK },
+	}, eout;
+	uint8_t buf[2048];
 	struct sb_shim shim;
 	size_t off, len;
+	unsigned int i;
 
-	len = sb_wire_put_hello(buf, src, 3, &in);
-	SB_CHECK(len == SB_HDR_LEN + 28, "hello length %zu", len);
+	len = sb_wire_put_hello(buf, sizeof(buf), group, src, 3, &in, ein, 0);
+	SB_CHECK(len == SB_HDR_LEN + 40 + 3 * 28, "hello length %zu", len);
 	SB_CHECK(buf[0] == 0x03 && buf[1] == 0x53, "hello group address");
 	SB_CHECK(sb_wire_parse(buf, len, &shim, &off) == SB_WIRE_OK, "hello parses");
-	SB_CHECK(shim.type == SB_WIRE_HELLO && shim.path == 3, "hello shim");
+	SB_CHECK(shim.type == SB_WIRE_HELLO && shim.path == 3 && shim.path_seq == 0,
+		"hello shim");
 	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &out) == SB_WIRE_OK,
 		"hello decodes");
-	SB_CHECK(memcmp(&in, &out, sizeof(in)) == 0, "hello fields round trip");
-	SB_CHECK(sb_wire_parse(buf, len - 1, &shim, &off) == SB_WIRE_E_TRUNCATED,
-		"short hello truncated");
+	SB_CHECK(out.host_id == in.host_id && out.instance == in.instance &&
+		memcmp(out.agg_mac, in.agg_mac, 6) == 0 && out.port_index == in.port_index &&
+		out.n_ports == in.n_ports && out.rate_kbps == in.rate_kbps &&
+		out.interval_ms == in.interval_ms && out.mtu == in.mtu &&
+		out.multiplier == in.multiplier && out.flags == in.flags &&
+		out.probe_interval_ms == in.probe_interval_ms && out.hello_seq == in.hello_seq &&
+		out.tx_time_us == in.tx_time_us && out.n_entries == 3, "hello fields round trip");
+	for (i = 0; i < 3; i++) {
+		SB_CHECK(sb_wire_hello_entry_get(&out, i, &eout) == SB_WIRE_OK, "entry %u", i);
+		SB_CHECK(memcmp(&eout, &ein[i], sizeof(eout)) == 0, "entry %u round trip", i);
+	}
+	SB_CHECK(sb_wire_hello_entry_get(&out, 3, &eout) == SB_WIRE_E_HELLO, "entry 3 of 3");
+	SB_CHECK(sb_wire_parse(buf, len - 1, &shim, &off) == SB_WIRE_OK,
+		"the shim alone does not know the entries");
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN - 1, &out) ==
+		SB_WIRE_E_TRUNCATED, "hello shorter than its entries");
 	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, SB_HELLO_LEN - 1, &out) ==
 		SB_WIRE_E_TRUNCATED, "short hello body");
+
+	/* A probe: padded with zeros to the requested size; entries intact. */
+	in.flags = SB_HELLO_F_PROBE;
+	len = sb_wire_put_hello(buf, sizeof(buf), group, src, 3, &in, ein, 1514);
+	SB_CHECK(len == 1514, "probe length %zu", len);
+	SB_CHECK(buf[1513] == 0 && buf[SB_HDR_LEN + 40 + 3 * 28] == 0, "zero padding");
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &out) == SB_WIRE_OK &&
+		(out.flags & SB_HELLO_F_PROBE) && out.n_entries == 3, "probe decodes");
+	SB_CHECK(sb_wire_put_hello(buf, 1000, group, src, 3, &in, ein, 1514) == 0,
+		"probe larger than the buffer refused");
+	SB_CHECK(sb_wire_hello_max_entries(1514) == (1514 - 22 - 40) / 28, "max entries %u",
+		sb_wire_hello_max_entries(1514));
+	SB_CHECK(sb_wire_hello_max_entries(60) == 0, "no room for entries");
+
+	/* An entry with unknown flags or host id 0 is refused on its own. */
+	ein[0].flags = 0x80;
+	ein[1].host_id = 0;
+	in.flags = 0;
+	len = sb_wire_put_hello(buf, sizeof(buf), group, src, 3, &in, ein, 0);
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &out) == SB_WIRE_OK,
+		"hello with bad entries still decodes");
+	SB_CHECK(sb_wire_hello_entry_get(&out, 0, &eout) == SB_WIRE_E_HELLO, "bad entry flags");
+	SB_CHECK(sb_wire_hello_entry_get(&out, 1, &eout) == SB_WIRE_E_HELLO, "entry host 0");
+	SB_CHECK(sb_wire_hello_entry_get(&out, 2, &eout) == SB_WIRE_OK, "good entry after");
 }
 
 static void
@@ -79,11 +130,12 @@ hello_mutation(const char *what, void (*mutate)(struct sb_hello *h))
 	struct sb_hello h = {
 		.host_id = 5, .instance = 1, .agg_mac = { 0x02, 0, 0, 0, 0, 5 },
 		.port_index = 0, .n_ports = 2, .rate_kbps = 1000, .interval_ms = 100, .mtu = 1500,
+		.multiplier = 3,
 	}, out;
 	uint8_t buf[SB_HDR_LEN + SB_HELLO_LEN];
 
 	mutate(&h);
-	sb_wire_put_hello(buf, src, 0, &h);
+	sb_wire_put_hello(buf, sizeof(buf), group, src, 0, &h, NULL, 0);
 	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, SB_HELLO_LEN, &out) == SB_WIRE_E_HELLO,
 		"absurd hello accepted: %s", what);
 }
@@ -94,6 +146,8 @@ static void m_nports(struct sb_hello *h) { h->n_ports = 0; }
 static void m_interval(struct sb_hello *h) { h->interval_ms = 0; }
 static void m_mcast_mac(struct sb_hello *h) { h->agg_mac[0] = 0x01; }
 static void m_mtu(struct sb_hello *h) { h->mtu = 10; }
+static void m_mult(struct sb_hello *h) { h->multiplier = 0; }
+static void m_flags(struct sb_hello *h) { h->flags = 0x80; }
 
 static void
 test_malformed(void)
@@ -119,14 +173,16 @@ test_malformed(void)
 	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + 2, &out, &off) == SB_WIRE_OK,
 		"elided frame with EtherType only");
 
-	buf[14] = 0x20;	/* version 2 */
+	buf[14] = 0x10;	/* version 1: not understood any more */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_VERSION, "version");
-	buf[14] = 0x1f;	/* type 15 */
+	buf[14] = 0x2f;	/* type 15 */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_TYPE, "type");
-	buf[14] = 0x10;
+	buf[14] = 0x21;	/* type 1: version 1's UNSEQ, retired */
+	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_TYPE, "type 1");
+	buf[14] = 0x20;
 	buf[15] = 0x80;	/* undefined flag */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_FLAGS, "flags");
-	buf[14] = 0x12;	/* hello with a data flag */
+	buf[14] = 0x22;	/* hello with a data flag */
 	buf[15] = SB_WIRE_F_ELIDED;
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_FLAGS, "hello flags");
 
@@ -136,6 +192,8 @@ test_malformed(void)
 	hello_mutation("interval 0", m_interval);
 	hello_mutation("multicast aggregate MAC", m_mcast_mac);
 	hello_mutation("mtu 10", m_mtu);
+	hello_mutation("multiplier 0", m_mult);
+	hello_mutation("unknown hello flags", m_flags);
 	SB_CHECK(strcmp(sb_wire_err_str(SB_WIRE_E_TRUNCATED), "truncated") == 0, "err names");
 	SB_CHECK(strcmp(sb_wire_err_str(SB_WIRE_E_MAX), "unknown") == 0, "err name bound");
 }
@@ -158,13 +216,13 @@ test_random_bytes(void)
 		if (i & 1) {
 			buf[12] = 0x88;
 			buf[13] = 0xb5;
-			buf[14] = 0x10 | (buf[14] & 3);
+			buf[14] = 0x20 | (buf[14] & 3);
 			buf[15] &= SB_WIRE_F_ELIDED;
 		}
 		e = sb_wire_parse(buf, len, &out, &off);
 		if (e == SB_WIRE_OK) {
 			ok++;
-			if (off > len || out.type >= SB_WIRE_TYPE_MAX)
+			if (off > len || (out.type != SB_WIRE_DATA && out.type != SB_WIRE_HELLO))
 				bad++;
 		}
 	}
