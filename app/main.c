@@ -5,8 +5,8 @@
  *
  * Start-up is one ordered table of steps and tear-down runs the same table backwards from
  * the last step that came up (STYLE.md 8): config -> signals -> packet capture -> mempool
- * -> member ports -> exception port -> datapath state -> control back end -> telemetry ->
- * datapath lcore. So the lcore stops before anything it uses goes, telemetry is quiesced
+ * -> member ports -> exception port -> passthrough interfaces -> datapath state -> control
+ * back end -> telemetry -> datapath lcore. So the lcore stops before anything it uses goes, telemetry is quiesced
  * before the back end it calls is freed, and the mbuf count is checked once every port that
  * could hold mbufs is closed.
  */
@@ -58,11 +58,12 @@ struct app {
 	uint16_t port_ids[SB_MAX_PORTS];
 	unsigned int n_ports_up;	/* member ports set up so far */
 	uint16_t exc_port;		/* RTE_MAX_ETHPORTS until created */
+	uint16_t pt_port[SB_MAX_PORTS];	/* passthrough interfaces, RTE_MAX_ETHPORTS: none */
 	uint16_t exc_mtu;
 	struct sb_dp *dp;
 	struct sb_ctl *ctl;
-	unsigned int worker;		/* datapath lcore, RTE_MAX_LCORE: runs on main */
-	bool launched;
+	unsigned int n_workers;		/* datapath lcores: every worker lcore of -l, or main */
+	unsigned int n_launched;	/* workers running on their lcores */
 	bool leak;			/* mbufs missing at exit */
 };
 
@@ -76,8 +77,9 @@ struct app {
  * crashing (docs/design.md, memory).
  */
 static unsigned int
-mempool_size(const struct sb_config *c)
+mempool_size(const struct sb_config *c, unsigned int n_workers)
 {
+	unsigned int q = sb_dp_exc_queues(n_workers);
 	uint64_t rate_bps = 0, held;
 	unsigned int i, n;
 
@@ -88,7 +90,12 @@ mempool_size(const struct sb_config *c)
 	held = RTE_MAX(held, 2 * (uint64_t)c->reorder_window);
 	held = RTE_MIN(held, (uint64_t)SB_MAX_PEERS * c->reorder_window);
 	n = c->n_ports * (c->rx_desc + c->tx_desc + 512 + 16);
-	n += 2 * (c->rx_desc + c->tx_desc) + 512;	/* exception port */
+	n += q * (c->rx_desc + c->tx_desc + 512) + 512;	/* exception port, its queues */
+	if (n_workers > 1)	/* rings between the workers */
+		n += q * SB_DP_RING_FRAMES + 1024;
+	for (i = 0; i < c->n_ports; i++)
+		if (sb_config_port_passthrough(&c->port[i]))
+			n += c->rx_desc + c->tx_desc + 512;	/* its passthrough interface */
 	return n + (unsigned int)held + 4096;
 }
 
@@ -165,10 +172,10 @@ pdump_down(struct app *a __rte_unused)
 static int
 mempool_up(struct app *a)
 {
-	a->mp = rte_pktmbuf_pool_create("seqbond_mbufs", mempool_size(&a->cfg), 256, 0,
+	a->mp = rte_pktmbuf_pool_create("seqbond_mbufs", mempool_size(&a->cfg, a->n_workers), 256, 0,
 		mbuf_data_room(&a->cfg), rte_socket_id());
 	if (a->mp == NULL) {
-		MAIN_LOG(ERR, "cannot create mempool of %u mbufs: %s", mempool_size(&a->cfg),
+		MAIN_LOG(ERR, "cannot create mempool of %u mbufs: %s", mempool_size(&a->cfg, a->n_workers),
 			rte_strerror(rte_errno));
 		return -rte_errno;
 	}
@@ -200,7 +207,7 @@ ports_up(struct app *a)
 		ret = sb_port_probe(a->cfg.port[i].devargs, &a->port_ids[i]);
 		if (ret == 0)
 			ret = sb_port_setup(a->port_ids[i], a->cfg.port[i].mtu, a->mp,
-				a->cfg.rx_desc, a->cfg.tx_desc, true);
+				a->cfg.rx_desc, a->cfg.tx_desc, 1, true);
 		if (ret != 0) {
 			MAIN_LOG(ERR, "%s: [port%u] device = '%s': cannot bring up: %s",
 				a->cfg.file, i, a->cfg.port[i].devargs, rte_strerror(-ret));
@@ -226,7 +233,7 @@ exception_up(struct app *a)
 
 	if (ret == 0)
 		ret = sb_port_setup(a->exc_port, a->exc_mtu, a->mp, a->cfg.rx_desc, a->cfg.tx_desc,
-			false);
+			sb_dp_exc_queues(a->n_workers), false);
 	if (ret != 0)
 		MAIN_LOG(ERR, "%s: [exception] name = '%s': cannot create the exception path: %s",
 			a->cfg.file, a->cfg.exc_name, rte_strerror(-ret));
@@ -240,6 +247,53 @@ exception_down(struct app *a)
 		sb_port_close(a->exc_port);
 }
 
+/*
+ * Per-port passthrough: a NIC bound to DPDK takes its port away from the kernel, so raw
+ * traffic (DHCP, PXE, LLDP, management) gets a kernel interface of its own per port,
+ * <exception name>p<N> with the port's MAC, served by the TAP PMD (so at most 1500 bytes).
+ */
+static int
+passthrough_up(struct app *a)
+{
+	struct rte_ether_addr mac;
+	char name[SB_IFNAME_LEN + 16];	/* the loader keeps it under SB_IFNAME_LEN */
+	unsigned int i;
+	uint16_t mtu;
+	int ret;
+
+	for (i = 0; i < a->cfg.n_ports; i++) {
+		if (!sb_config_port_passthrough(&a->cfg.port[i]))
+			continue;
+		snprintf(name, sizeof(name), "%sp%u", a->cfg.exc_name, i);
+		rte_eth_macaddr_get(a->port_ids[i], &mac);
+		ret = sb_port_tap_create(name, mac.addr_bytes, &a->pt_port[i]);
+		mtu = RTE_MIN(a->cfg.port[i].mtu, (uint16_t)RTE_ETHER_MTU);
+		if (ret == 0)
+			ret = sb_port_setup(a->pt_port[i], mtu, a->mp, a->cfg.rx_desc,
+				a->cfg.tx_desc, 1, false);
+		if (ret != 0) {
+			MAIN_LOG(ERR, "%s: [port%u] passthrough: cannot create %s: %s", a->cfg.file,
+				i, name, rte_strerror(-ret));
+			return ret;
+		}
+		if (a->cfg.port[i].mtu > mtu)
+			MAIN_LOG(WARNING, "[port%u] passthrough: %s carries at most %u bytes "
+				"(TAP PMD), the port %u", i, name, mtu, a->cfg.port[i].mtu);
+		MAIN_LOG(INFO, "port %u: raw frames pass through %s", i, name);
+	}
+	return 0;
+}
+
+static void
+passthrough_down(struct app *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < SB_MAX_PORTS; i++)
+		if (a->pt_port[i] != RTE_MAX_ETHPORTS)
+			sb_port_close(a->pt_port[i]);
+}
+
 static int
 datapath_up(struct app *a)
 {
@@ -250,16 +304,21 @@ datapath_up(struct app *a)
 	sb_config_dp_conf(c, &dc);
 	dc.exc_port = a->exc_port;
 	dc.exc_mtu = a->exc_mtu;
+	dc.n_workers = a->n_workers;
+	dc.n_exc_queues = sb_dp_exc_queues(a->n_workers);
 	dc.mp = a->mp;
-	for (i = 0; i < c->n_ports; i++)
+	for (i = 0; i < c->n_ports; i++) {
 		dc.port[i].port_id = a->port_ids[i];
+		dc.port[i].pt_port = a->pt_port[i];
+	}
 	a->dp = sb_dp_create(&dc, &stop);
 	if (a->dp == NULL) {
 		MAIN_LOG(ERR, "cannot create datapath state: %s", rte_strerror(rte_errno));
 		return -rte_errno;
 	}
-	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u, scheduler %s", c->host_id,
-		c->n_ports, c->exc_name, a->exc_mtu, c->scheduler);
+	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u, scheduler %s, %u datapath "
+		"lcore%s", c->host_id, c->n_ports, c->exc_name, a->exc_mtu, c->scheduler,
+		a->n_workers, a->n_workers == 1 ? "" : "s (1 TX, the rest RX)");
 	return 0;
 }
 
@@ -267,12 +326,15 @@ static void
 datapath_down(struct app *a)
 {
 	static struct sb_snapshot snap;	/* large; main only */
+	unsigned int k;
 
 	if (a->dp == NULL)
 		return;
-	/* The lcore has returned (the launch step is torn down first): read it directly. */
+	/* The lcores have returned (the launch step is torn down first): read them directly. */
 	MAIN_LOG(INFO, "stopping");
-	sb_dp_snapshot(a->dp, &snap, rte_rdtsc());
+	memset(&snap, 0, sizeof(snap));
+	for (k = 0; k < sb_dp_n_workers(a->dp); k++)
+		sb_dp_snapshot(a->dp, k, &snap, rte_rdtsc());
 	sb_report_print(stdout, &snap);
 	sb_dp_free(a->dp);
 }
@@ -309,21 +371,25 @@ telemetry_down(struct app *a __rte_unused)
 	sb_telemetry_unregister();
 }
 
+/* Worker k runs on the k-th worker lcore of -l; with none, the only worker runs on main. */
 static int
 lcore_up(struct app *a)
 {
+	unsigned int lcore = -1, k;
 	int ret;
 
-	a->worker = rte_get_next_lcore(-1, 1, 0);
-	if (a->worker >= RTE_MAX_LCORE)
-		return 0;	/* one lcore: the datapath runs on main (run phase) */
-	ret = rte_eal_remote_launch(sb_dp_lcore_main, a->dp, a->worker);
-	if (ret != 0) {
-		MAIN_LOG(ERR, "cannot launch the datapath on lcore %u: %s", a->worker,
-			rte_strerror(-ret));
-		return ret;
+	if (rte_lcore_count() == 1)
+		return 0;	/* the datapath runs on main (run phase) */
+	for (k = 0; k < sb_dp_n_workers(a->dp); k++) {
+		lcore = rte_get_next_lcore(lcore, 1, 0);
+		ret = rte_eal_remote_launch(sb_dp_lcore_main, sb_dp_worker_arg(a->dp, k), lcore);
+		if (ret != 0) {
+			MAIN_LOG(ERR, "cannot launch datapath worker %u on lcore %u: %s", k, lcore,
+				rte_strerror(-ret));
+			return ret;
+		}
+		a->n_launched++;
 	}
-	a->launched = true;
 	return 0;
 }
 
@@ -331,7 +397,7 @@ static void
 lcore_down(struct app *a)
 {
 	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
-	if (a->launched)
+	if (a->n_launched != 0)
 		rte_eal_mp_wait_lcore();
 }
 
@@ -347,6 +413,7 @@ static const struct step {
 	{ "mempool", mempool_up, mempool_down },
 	{ "member ports", ports_up, ports_down },
 	{ "exception path", exception_up, exception_down },
+	{ "passthrough interfaces", passthrough_up, passthrough_down },
 	{ "datapath", datapath_up, datapath_down },
 	{ "control", control_up, control_down },
 	{ "telemetry", telemetry_up, telemetry_down },
@@ -359,10 +426,10 @@ run(struct app *a)
 {
 	int ret;
 
-	if (!a->launched) {
+	if (a->n_launched == 0) {
 		if (a->interactive || a->cmdline_file != NULL)
 			MAIN_LOG(WARNING, "one lcore only: no console (give EAL -l two lcores)");
-		sb_dp_lcore_main(a->dp);
+		sb_dp_lcore_main(sb_dp_worker_arg(a->dp, 0));
 		return;
 	}
 	if (a->cmdline_file != NULL && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
@@ -400,13 +467,20 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct app a = { .exc_port = RTE_MAX_ETHPORTS, .worker = RTE_MAX_LCORE };
-	unsigned int n_up = 0;
+	static struct app a = { .exc_port = RTE_MAX_ETHPORTS };
+	unsigned int n_up = 0, i;
 	int ret, opt, status = EXIT_SUCCESS;
 
+	for (i = 0; i < SB_MAX_PORTS; i++)
+		a.pt_port[i] = RTE_MAX_ETHPORTS;
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
 		rte_exit(EXIT_FAILURE, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+	/* Every lcore of -l but main runs the datapath (main keeps the console). */
+	a.n_workers = RTE_MAX(rte_lcore_count() - 1, 1u);
+	if (a.n_workers > SB_DP_MAX_WORKERS)
+		rte_exit(EXIT_FAILURE, "%u datapath lcores: at most %u (see -l)\n", a.n_workers,
+			SB_DP_MAX_WORKERS);
 	argc -= ret;
 	argv += ret;
 

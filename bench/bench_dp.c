@@ -81,7 +81,7 @@ ring_port(const char *fmt, unsigned int i, struct rte_ring *rx, struct rte_ring 
 	if (id < 0)
 		rte_exit(EXIT_FAILURE, "port %s: %s\n", name, rte_strerror(rte_errno));
 	memcpy(ea.addr_bytes, mac, RTE_ETHER_ADDR_LEN);
-	ret = sb_port_setup(id, mtu, mp, 512, 512, true);
+	ret = sb_port_setup(id, mtu, mp, 512, 512, 1, true);
 	/* The ring PMD of 22.11 cannot change its (all-zero) MAC; seqbond does not need
 	 * distinct port MACs on point-to-point links, so carry on with it. */
 	if (ret == 0 && rte_eth_dev_default_mac_addr_set(id, &ea) == -ENOTSUP)
@@ -127,33 +127,30 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 		dc.port[i].port_id = h->port[i];
 	dc.exc_port = h->exc;
 	dc.exc_mtu = 1490;
+	dc.n_workers = 1;
+	dc.n_exc_queues = 1;
 	dc.mp = mp;
 	h->dp = sb_dp_create(&dc, &stop);
 	if (h->dp == NULL)
 		rte_exit(EXIT_FAILURE, "sb_dp_create: %s\n", rte_strerror(rte_errno));
 }
 
-/* One iteration of both hosts' lcore loops. */
+/* One iteration of both hosts' lcore loops (one datapath lcore each). */
 static inline void
 step(struct host *a, struct host *b, uint64_t now, uint64_t *next_hk, uint64_t hk_period)
 {
-	sb_dp_rx_ports(a->dp, now);
-	sb_dp_tx_exception(a->dp, now);
-	sb_dp_flush(a->dp);
-	sb_dp_rx_ports(b->dp, now);
-	sb_dp_tx_exception(b->dp, now);
-	sb_dp_flush(b->dp);
-	if (now >= *next_hk) {
-		sb_dp_housekeeping(a->dp, now);
-		sb_dp_housekeeping(b->dp, now);
+	bool hk = now >= *next_hk;
+
+	if (hk)
 		*next_hk = now + hk_period;
-	}
+	sb_dp_worker_poll(&a->dp->worker[0], now, hk);
+	sb_dp_worker_poll(&b->dp->worker[0], now, hk);
 }
 
 static uint32_t
 peer_paths_up(const struct host *h)
 {
-	return h->dp->peers.n_peers == 1 ? h->dp->peers.peer[0].n_up : 0;
+	return h->dp->tx->peers.n_peers == 1 ? h->dp->tx->peers.peer[0].n_usable : 0;
 }
 
 static int
@@ -227,9 +224,17 @@ main(int argc, char **argv)
 	deadline = rte_rdtsc() + 5 * hz;
 	while (peer_paths_up(&a) < links || peer_paths_up(&b) < links) {
 		now = rte_rdtsc();
-		if (now > deadline)
+		if (now > deadline) {
+			const struct sb_peer_table *t = &a.dp->tx->peers;
+
+			for (i = 0; t->n_peers == 1 && i < t->peer[0].n_paths; i++)
+				fprintf(stderr, "a: path %u: %s, %s, mtu_ok %u, lossy %u\n", i,
+					sb_path_state_str(t->peer[0].path[i].state),
+					sb_path_fault_str(t->peer[0].path[i].fault),
+					t->peer[0].path[i].fb.mtu_ok, t->peer[0].path[i].fb.lossy);
 			rte_exit(EXIT_FAILURE, "paths did not come up: a %u, b %u of %u\n",
 				peer_paths_up(&a), peer_paths_up(&b), links);
+		}
 		step(&a, &b, now, &next_hk, hk_period);
 	}
 
@@ -287,9 +292,9 @@ main(int argc, char **argv)
 	fprintf(stderr, "bench_dp: %" PRIu64 " frames delivered in the timed runs, %u out of "
 		"order or damaged; A dropped: no path %" PRIu64 ", queue %" PRIu64
 		"; B reorder late %" PRIu64 " dup %" PRIu64 "\n", delivered_total, bad,
-		a.dp->stats.tx_no_path, a.dp->stats.tx_queue_drop,
-		b.dp->stats.rx_late_dropped + b.dp->stats.rx_late_delivered,
-		b.dp->stats.rx_duplicate);
+		a.dp->worker[0].stats.tx_no_path, a.dp->worker[0].stats.tx_queue_drop,
+		b.dp->worker[0].stats.rx_late_dropped + b.dp->worker[0].stats.rx_late_delivered,
+		b.dp->worker[0].stats.rx_duplicate);
 
 	stop = true;
 	sb_dp_free(a.dp);

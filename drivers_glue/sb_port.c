@@ -9,6 +9,7 @@
 
 #include <rte_dev.h>
 #include <rte_ethdev.h>
+#include <rte_ether.h>
 #include <rte_log.h>
 
 #include "sb_port.h"
@@ -137,10 +138,11 @@ sb_port_probe_dev(const char *devargs, uint16_t *port_id)
 
 int
 sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
-	uint16_t nb_txd, bool promisc)
+	uint16_t nb_txd, uint16_t n_queues, bool promisc)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
+	uint16_t q;
 	int ret;
 
 	ret = rte_eth_dev_info_get(port_id, &info);
@@ -150,7 +152,12 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	ret = rte_eth_dev_configure(port_id, 1, 1, &conf);
+	if (n_queues == 0 || n_queues > info.max_rx_queues || n_queues > info.max_tx_queues) {
+		PORT_LOG(ERR, "port %u: %u queue pairs asked, the driver has %u rx, %u tx",
+			port_id, n_queues, info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+	ret = rte_eth_dev_configure(port_id, n_queues, n_queues, &conf);
 	if (ret != 0) {
 		PORT_LOG(ERR, "port %u: configure failed: %s", port_id, rte_strerror(-ret));
 		return ret;
@@ -172,15 +179,21 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 			info.min_mtu, info.max_mtu, rte_strerror(-ret));
 		return ret;
 	}
-	ret = rte_eth_rx_queue_setup(port_id, 0, nb_rxd, rte_eth_dev_socket_id(port_id), NULL, mp);
-	if (ret != 0) {
-		PORT_LOG(ERR, "port %u: rx queue setup failed: %s", port_id, rte_strerror(-ret));
-		return ret;
-	}
-	ret = rte_eth_tx_queue_setup(port_id, 0, nb_txd, rte_eth_dev_socket_id(port_id), NULL);
-	if (ret != 0) {
-		PORT_LOG(ERR, "port %u: tx queue setup failed: %s", port_id, rte_strerror(-ret));
-		return ret;
+	for (q = 0; q < n_queues; q++) {
+		ret = rte_eth_rx_queue_setup(port_id, q, nb_rxd, rte_eth_dev_socket_id(port_id),
+			NULL, mp);
+		if (ret != 0) {
+			PORT_LOG(ERR, "port %u: rx queue %u setup failed: %s", port_id, q,
+				rte_strerror(-ret));
+			return ret;
+		}
+		ret = rte_eth_tx_queue_setup(port_id, q, nb_txd, rte_eth_dev_socket_id(port_id),
+			NULL);
+		if (ret != 0) {
+			PORT_LOG(ERR, "port %u: tx queue %u setup failed: %s", port_id, q,
+				rte_strerror(-ret));
+			return ret;
+		}
 	}
 	ret = rte_eth_dev_start(port_id);
 	if (ret != 0) {
@@ -256,4 +269,14 @@ sb_port_admin_start(uint16_t port_id)
 	if (stop_is_final(port_id))
 		return 0;
 	return rte_eth_dev_start(port_id);
+}
+
+int
+sb_port_tap_create(const char *ifname, const uint8_t *mac, uint16_t *port_id)
+{
+	char devargs[128], macs[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_ether_format_addr(macs, sizeof(macs), (const struct rte_ether_addr *)mac);
+	snprintf(devargs, sizeof(devargs), "net_tap_%s,iface=%s,mac=%s", ifname, ifname, macs);
+	return sb_port_probe(devargs, port_id);
 }

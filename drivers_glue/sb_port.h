@@ -25,18 +25,19 @@
 int sb_port_probe(const char *devargs, uint16_t *port_id);
 
 /**
- * Configure one rx and one tx queue, set the MTU, enable promiscuous mode (seqbond frames
- * are addressed to the port's MAC or to a group address, raw frames to anything), and
- * start the port.
+ * Configure @p n_queues rx and tx queue pairs, set the MTU, enable promiscuous mode
+ * (seqbond frames are addressed to the port's MAC or to a group address, raw frames to
+ * anything), and start the port.
  *
  * @param mtu     L2 payload bytes.
  * @param mp      Mempool for received mbufs; its data room must hold mtu + 14 bytes.
- * @param nb_rxd, nb_txd  Descriptors, adjusted to the driver's limits.
+ * @param nb_rxd, nb_txd  Descriptors per queue, adjusted to the driver's limits.
+ * @param n_queues  Queue pairs (the exception port: one per RX worker; others: 1).
  * @param promisc Enable promiscuous mode (member ports: yes; exception port: no).
  * @return 0 or a negative errno; the message naming the port and step is logged.
  */
 int sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
-	uint16_t nb_txd, bool promisc);
+	uint16_t nb_txd, uint16_t n_queues, bool promisc);
 
 /**
  * Largest MTU the exception path can carry with this DPDK: the TAP PMD of DPDK 22.11 caps
@@ -66,6 +67,16 @@ void sb_port_close(uint16_t port_id);
  * @return true when the link is up.
  */
 bool sb_port_link_up(uint16_t port_id);
+
+/**
+ * Create a kernel interface served by DPDK's TAP PMD (net_tap): the per-port passthrough
+ * interfaces (raw frames of a member port bound to DPDK, docs/design.md).
+ * @param ifname  Kernel interface name (1..15 characters).
+ * @param mac     Its MAC address (6 bytes).
+ * @param port_id Set to its ethdev port.
+ * @return 0 or the probe's negative errno.
+ */
+int sb_port_tap_create(const char *ifname, const uint8_t *mac, uint16_t *port_id);
 
 /**
  * Create the exception path: the kernel interface the host uses (sb0).

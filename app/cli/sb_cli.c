@@ -43,6 +43,7 @@ merge(void)
 {
 	cmdline_parse_inst_t **groups[] = {
 		sb_cli_port_cmds, sb_cli_peer_cmds, sb_cli_set_cmds, sb_cli_config_cmds,
+		sb_cli_lcore_cmds,
 	};
 	unsigned int g, i, n = 0;
 

@@ -20,6 +20,7 @@ extern cmdline_parse_inst_t *sb_cli_port_cmds[];
 extern cmdline_parse_inst_t *sb_cli_peer_cmds[];
 extern cmdline_parse_inst_t *sb_cli_set_cmds[];
 extern cmdline_parse_inst_t *sb_cli_config_cmds[];
+extern cmdline_parse_inst_t *sb_cli_lcore_cmds[];
 
 /** The back end every command uses (set by sb_cli_run()). */
 extern struct sb_ctl *sb_cli_ctl;

@@ -10,6 +10,7 @@
 
 #include <rte_cfgfile.h>
 #include <rte_common.h>
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 
 #include "sb_config.h"
@@ -324,8 +325,23 @@ key_port_mtu(struct cfg_ctx *x)
 	return parse_u16(x, 128, 9600, &x->port->mtu);
 }
 
+static int
+key_port_passthrough(struct cfg_ctx *x)
+{
+	if (strcmp(x->value, "on") == 0)
+		x->port->passthrough = SB_PASSTHROUGH_ON;
+	else if (strcmp(x->value, "off") == 0)
+		x->port->passthrough = SB_PASSTHROUGH_OFF;
+	else if (strcmp(x->value, "auto") == 0)
+		x->port->passthrough = SB_PASSTHROUGH_AUTO;
+	else
+		return cfg_fail(x, "expected on, off or auto");
+	return 0;
+}
+
 static const struct cfg_key port_keys[] = {
 	{ "device", key_port_device },
+	{ "passthrough", key_port_passthrough },
 	{ "rate_mbit", key_port_rate },
 	{ "mtu", key_port_mtu },
 	{ NULL, NULL },
@@ -441,6 +457,15 @@ validate(struct cfg_ctx *x)
 				x->value = c->port[i].devargs;
 				return cfg_fail(x, "same device as [port%u]", j);
 			}
+		if (sb_config_port_passthrough(&c->port[i]) &&
+				strlen(c->exc_name) + 3 > SB_IFNAME_LEN - 1) {
+			x->section = "exception";
+			x->key = "name";
+			x->value = c->exc_name;
+			return cfg_fail(x, "too long for the passthrough interfaces (%sp%u): at "
+				"most %d characters with [port%u] passthrough", c->exc_name, i,
+				SB_IFNAME_LEN - 4, i);
+		}
 		x->section = "seqbond";
 	}
 	if (c->exc_mtu != 0) {
@@ -686,6 +711,9 @@ sb_config_save(const struct sb_config *c, const char *file)
 		snprintf(buf, sizeof(buf), "%.3f", c->port[i].rate_kbps / 1000.0);
 		rte_cfgfile_add_entry(cfg, sec, "rate_mbit", buf);
 		set_u(cfg, sec, "mtu", c->port[i].mtu);
+		rte_cfgfile_add_entry(cfg, sec, "passthrough",
+			c->port[i].passthrough == SB_PASSTHROUGH_ON ? "on" :
+			c->port[i].passthrough == SB_PASSTHROUGH_OFF ? "off" : "auto");
 	}
 	ret = rte_cfgfile_save(cfg, strcmp(file, "-") == 0 ? "/dev/stdout" : file);
 	rte_cfgfile_close(cfg);
@@ -745,5 +773,20 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 	for (i = 0; i < c->n_ports; i++)
 		dc->port[i] = (struct sb_dp_port_conf){
 			.mtu = c->port[i].mtu, .rate_kbps = c->port[i].rate_kbps,
+			.pt_port = RTE_MAX_ETHPORTS,
 		};
+}
+
+bool
+sb_config_port_passthrough(const struct sb_port_config *p)
+{
+	unsigned int dom, bus, dev, fn;
+	char end;
+
+	if (p->passthrough != SB_PASSTHROUGH_AUTO)
+		return p->passthrough == SB_PASSTHROUGH_ON;
+	/* A NIC bound to DPDK (a PCI address) has taken its port away from the kernel; a
+	 * vdev on a kernel interface (af_packet, af_xdp) has not. */
+	return sscanf(p->devargs, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &end) >= 4 ||
+		sscanf(p->devargs, "%x:%x.%x%c", &bus, &dev, &fn, &end) >= 3;
 }

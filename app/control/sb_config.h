@@ -23,8 +23,16 @@ enum sb_exc_type {
 	SB_EXC_VIRTIO_USER,	/**< virtio-user over /dev/vhost-net. */
 };
 
+/** [portN] passthrough: raw frames to and from a per-port kernel interface. */
+enum sb_passthrough {
+	SB_PASSTHROUGH_AUTO = 0,	/**< On for PCI devices, off for vdevs. */
+	SB_PASSTHROUGH_ON,
+	SB_PASSTHROUGH_OFF,
+};
+
 struct sb_port_config {
 	char devargs[SB_DEVARGS_LEN];	/**< PCI address or vdev string. */
+	uint8_t passthrough;		/**< enum sb_passthrough */
 	uint32_t rate_kbps;		/**< Link rate, kbit/s. */
 	uint16_t mtu;			/**< Link MTU, bytes (L2 payload). */
 };
@@ -80,6 +88,13 @@ int sb_config_load(struct sb_config *c, const char *file, char *err, size_t err_
  */
 int sb_config_set(struct sb_config *c, const char *section, const char *key, const char *value,
 	char *err, size_t err_len);
+
+/**
+ * @return whether port @p p gets a passthrough interface: as configured, or for `auto` when
+ *   its device is a PCI address (a NIC bound to DPDK; a vdev such as af_packet leaves the
+ *   kernel interface in place).
+ */
+bool sb_config_port_passthrough(const struct sb_port_config *p);
 
 /**
  * Fill the datapath's settings from a configuration: everything but what start-up creates

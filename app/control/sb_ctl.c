@@ -24,7 +24,7 @@ struct sb_ctl {
 	/* The lcore writes snapshots into this buffer of ours, which outlives a timeout
 	 * (see post()); under lock. */
 	struct sb_snapshot *snap_buf;
-	struct rte_ring *ring;		/* the datapath's command ring */
+	struct sb_dp *dp;		/* for its command rings; never read otherwise */
 	uint16_t port_ids[SB_MAX_PORTS];
 	uint16_t exc_port;
 };
@@ -39,7 +39,7 @@ sb_ctl_create(struct sb_config *cfg, struct sb_dp *dp, const uint16_t *port_ids,
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	ctl->ring = sb_dp_cmd_ring(dp);
+	ctl->dp = dp;
 	pthread_mutex_init(&ctl->lock, NULL);
 	ctl->cfg = cfg;
 	ctl->n_ports = cfg->n_ports;
@@ -88,13 +88,13 @@ sb_ctl_exc_port(const struct sb_ctl *ctl)
 }
 
 /*
- * Post a command and wait for the lcore to apply it (caller holds the lock). The lcore
- * drains the ring every millisecond, naps included, so a second means it is gone. On
+ * Post a command to one worker and wait for it to apply it (caller holds the lock). Workers
+ * drain their rings every millisecond, naps included, so a second means one is gone. On
  * timeout the command may still be applied later, so it must not live on our stack: the
  * caller's buffers are static or heap, and we leave the command leaked.
  */
 static int
-post(struct sb_ctl *ctl, struct sb_cmd *tmpl)
+post_one(struct sb_ctl *ctl, unsigned int k, const struct sb_cmd *tmpl)
 {
 	struct sb_cmd *cmd = malloc(sizeof(*cmd));
 	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz();
@@ -104,7 +104,7 @@ post(struct sb_ctl *ctl, struct sb_cmd *tmpl)
 		return -ENOMEM;
 	*cmd = *tmpl;
 	cmd->done = false;
-	if (rte_ring_sp_enqueue(ctl->ring, cmd) != 0) {
+	if (rte_ring_sp_enqueue(sb_dp_cmd_ring(ctl->dp, k), cmd) != 0) {
 		free(cmd);
 		return -ENOBUFS;
 	}
@@ -118,6 +118,20 @@ post(struct sb_ctl *ctl, struct sb_cmd *tmpl)
 	return ret;
 }
 
+/* Post to every worker the command concerns (sb_dp_cmd_workers()), one after the other, so
+ * none of them writes a shared buffer while another does; stops at the first error. */
+static int
+post(struct sb_ctl *ctl, const struct sb_cmd *cmd)
+{
+	unsigned int k[SB_DP_MAX_WORKERS], n, i;
+	int ret = 0;
+
+	n = sb_dp_cmd_workers(ctl->dp, cmd, k);
+	for (i = 0; i < n && ret == 0; i++)
+		ret = post_one(ctl, k[i], cmd);
+	return ret;
+}
+
 int
 sb_ctl_snapshot(struct sb_ctl *ctl, struct sb_snapshot *snap)
 {
@@ -127,12 +141,14 @@ sb_ctl_snapshot(struct sb_ctl *ctl, struct sb_snapshot *snap)
 
 	pthread_mutex_lock(&ctl->lock);
 	if (ctl->snap_buf == NULL)
-		ctl->snap_buf = calloc(1, sizeof(*ctl->snap_buf));
+		ctl->snap_buf = malloc(sizeof(*ctl->snap_buf));
 	buf = ctl->snap_buf;
 	if (buf == NULL) {
 		pthread_mutex_unlock(&ctl->lock);
 		return -ENOMEM;
 	}
+	/* Workers add their counters to it and fill the tables they own. */
+	memset(buf, 0, sizeof(*buf));
 	cmd.snap = buf;
 	ret = post(ctl, &cmd);
 	if (ret == 0)

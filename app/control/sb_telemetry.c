@@ -298,6 +298,43 @@ tel_reorder(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 	return 0;
 }
 
+static int
+tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	struct sb_ctl *ctl;
+	struct sb_snapshot *s = take(&ctl);
+	unsigned int k, i;
+
+	if (s == NULL)
+		return -1;
+	rte_tel_data_start_dict(d);
+	for (k = 0; k < s->n_workers; k++) {
+		const struct sb_snap_worker *w = &s->worker[k];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[16], ports[64] = "";
+		size_t len;
+
+		if (c == NULL)
+			break;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "lcore", w->lcore);
+		rte_tel_data_add_dict_string(c, "role", sb_dp_role_str(w->role));
+		/* DPDK 22.11 nests containers one level only: the ports as text. */
+		for (i = 0, len = 0; i < w->n_ports && len < sizeof(ports); i++)
+			len += snprintf(ports + len, sizeof(ports) - len, "%s%u", i ? "," : "",
+				w->ports[i]);
+		rte_tel_data_add_dict_string(c, "rx_ports", ports);
+		rte_tel_data_add_dict_u64(c, "rx_peers", w->n_peers);
+		rte_tel_data_add_dict_u64(c, "busy_permille",
+			(uint64_t)(sb_snap_worker_busy_pct(w) * 10));
+		rte_tel_data_add_dict_u64(c, "loops", w->loops);
+		snprintf(name, sizeof(name), "worker%u", k);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	give_back(s);
+	return 0;
+}
+
 int
 sb_telemetry_register(struct sb_ctl *ctl)
 {
@@ -310,6 +347,8 @@ sb_telemetry_register(struct sb_ctl *ctl)
 		"seqbond peers. Params: [PEER|all][,PAGE]");
 	ret |= rte_telemetry_register_cmd("/seqbond/paths", tel_paths,
 		"seqbond paths: state, stripe, loss, delay. Params: [PEER|all][,PAGE]");
+	ret |= rte_telemetry_register_cmd("/seqbond/lcores", tel_lcores,
+		"seqbond datapath lcores: role, rx ports, peers, busy share. No parameters");
 	ret |= rte_telemetry_register_cmd("/seqbond/reorder", tel_reorder,
 		"seqbond reorder windows. Params: [PEER|all][,PAGE]");
 	return ret == 0 ? 0 : -EINVAL;

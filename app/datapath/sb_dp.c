@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The datapath lcore: create and free its state, and its loop with the load-based nap. */
+/* The datapath lcores: create and free their state, and their loops with the load-based
+ * nap. sb_dp_int.h describes the roles. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,13 +24,6 @@ sb_dp_free_mbuf(void *obj, void *arg __rte_unused)
 	rte_pktmbuf_free(obj);
 }
 
-void
-sb_dp_housekeeping(struct sb_dp *dp, uint64_t now)
-{
-	sb_dp_cmd_drain(dp, now);
-	sb_dp_hello_tick(dp, now);
-}
-
 /*
  * Nap between polls unless the last poll found a queue at least half a burst deep: an idle
  * or lightly loaded datapath then gives its core back (the machines seqbond runs on also
@@ -38,84 +32,112 @@ sb_dp_housekeeping(struct sb_dp *dp, uint64_t now)
  * Open vSwitch's PMD load-based sleep does.
  */
 static void
-load_based_sleep(struct sb_dp *dp, unsigned int *nap_us)
+load_based_sleep(struct sb_dp_worker *w, unsigned int *nap_us)
 {
+	const struct sb_dp_conf *c = &w->dp->conf;
 	struct timespec ts;
 
-	if (dp->max_batch >= dp->conf.burst / 2 || dp->conf.idle_sleep_max_us == 0) {
+	if (w->max_batch >= c->burst / 2 || c->idle_sleep_max_us == 0) {
 		*nap_us = 0;
 		return;
 	}
-	if (*nap_us < dp->conf.idle_sleep_max_us)
+	if (*nap_us < c->idle_sleep_max_us)
 		(*nap_us)++;
 	ts.tv_sec = 0;
 	ts.tv_nsec = *nap_us * 1000L;
 	nanosleep(&ts, NULL);
-	dp->stats.idle_sleeps++;
+	w->stats.idle_sleeps++;
+}
+
+unsigned int
+sb_dp_worker_poll(struct sb_dp_worker *w, uint64_t now, bool housekeeping)
+{
+	struct sb_dp *dp = w->dp;
+	unsigned int done = 0;
+
+	w->max_batch = 0;
+	if (w->rx != NULL) {
+		sb_dp_rx_msgs(dp, w->rx);
+		done += sb_dp_rx_ports(dp, w->rx, now);
+	}
+	if (w->tx != NULL) {
+		done += sb_dp_hello_input(dp, now);
+		done += sb_dp_tx_exception(dp, now);
+		done += sb_dp_tx_passthrough(dp, now);
+		done += sb_dp_tx_flush(dp);
+	}
+	if (w->rx != NULL)
+		done += sb_dp_rx_flush(dp, w->rx);
+	if (housekeeping) {
+		sb_dp_cmd_drain(w, now);
+		if (w->tx != NULL)
+			sb_dp_hello_tick(dp, now);
+	}
+	w->stats.loops++;
+	return done;
 }
 
 int
 sb_dp_lcore_main(void *arg)
 {
-	struct sb_dp *dp = arg;
+	struct sb_dp_worker *w = arg;
+	struct sb_dp *dp = w->dp;
 	unsigned int nap_us = 0;
-	uint64_t now, next_hk = 0, hk_period = dp->hz / 1000;
+	uint64_t now, next_hk = 0, hk_period = dp->hz / 1000, last;
 
 	/* Default timer slack (50 us) would stretch every short nap. */
 	prctl(PR_SET_TIMERSLACK, 1000UL);
+	w->lcore = rte_lcore_id();
+	last = rte_rdtsc();
 	while (!__atomic_load_n(dp->stop, __ATOMIC_RELAXED)) {
+		bool hk;
+		unsigned int done;
+
 		now = rte_rdtsc();
-		dp->max_batch = 0;
-		sb_dp_rx_ports(dp, now);
-		sb_dp_tx_exception(dp, now);
-		sb_dp_flush(dp);
-		if (now >= next_hk) {
-			sb_dp_housekeeping(dp, now);
+		hk = now >= next_hk;
+		if (hk)
 			next_hk = now + hk_period;
-		}
-		dp->stats.loops++;
-		load_based_sleep(dp, &nap_us);
+		done = sb_dp_worker_poll(w, now, hk);
+		/* Busy share as testpmd and VPP count it: iterations that moved frames. */
+		if (done != 0)
+			w->busy_cycles += rte_rdtsc() - now;
+		load_based_sleep(w, &nap_us);
+		now = rte_rdtsc();
+		w->total_cycles += now - last;
+		last = now;
 	}
 	return 0;
 }
 
-struct sb_dp *
-sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
+static struct rte_ring *
+ring_create(const char *what, unsigned int i, unsigned int esize, unsigned int count,
+	unsigned int flags)
 {
-	struct sb_reorder_conf rc = {
-		.window = conf->reorder_window,
-		.late_policy = conf->late_policy,
-	};
-	struct sb_sched_view empty = { .n_paths = 0 };
 	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	/* One datapath per process; the address keeps names unique across create/free. */
+	snprintf(name, sizeof(name), "sb_%s%u_%x", what, i, (unsigned int)rte_rand());
+	r = rte_ring_create_elem(name, esize, count, SOCKET_ID_ANY, flags);
+	return r;
+}
+
+static int
+tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
+{
+	const struct sb_dp_conf *conf = &dp->conf;
+	struct sb_sched_view empty = { .n_paths = 0 };
 	struct sb_peer_conf pc;
-	struct sb_dp *dp;
 	unsigned int i;
 	int ret;
 
-	if (conf->n_ports == 0 || conf->n_ports > SB_MAX_PORTS || conf->burst == 0 ||
-			conf->burst > SB_BURST_MAX || conf->mp == NULL) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	dp = rte_zmalloc("seqbond_dp", sizeof(*dp), RTE_CACHE_LINE_SIZE);
-	if (dp == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	dp->conf = *conf;
-	dp->mp = conf->mp;
-	dp->hz = rte_get_tsc_hz();
-	dp->reorder_timeout = (uint64_t)conf->reorder_timeout_us * dp->hz / 1000000;
-	dp->hello_period = (uint64_t)conf->hello_interval_ms * dp->hz / 1000;
-	dp->hello_interval_ms = conf->hello_interval_ms;
-	dp->n_ports = conf->n_ports;
-	dp->exc_port = conf->exc_port;
-	dp->exc_mtu = conf->exc_mtu;
-	dp->instance = (uint32_t)rte_rand() | 1;
-	dp->stop = stop;
-	dp->sched_ops = sb_sched_find(conf->scheduler);
-	dp->probe_period = (uint64_t)conf->mtu_probe_interval_ms * dp->hz / 1000;
+	tx->hello_period = (uint64_t)conf->hello_interval_ms * dp->hz / 1000;
+	tx->hello_interval_ms = conf->hello_interval_ms;
+	tx->probe_period = (uint64_t)conf->mtu_probe_interval_ms * dp->hz / 1000;
+	tx->instance = (uint32_t)rte_rand() | 1;
+	tx->sched_ops = sb_sched_find(conf->scheduler);
+	if (tx->sched_ops == NULL)
+		return -EINVAL;
 	pc = (struct sb_peer_conf){
 		.host_id = conf->host_id,
 		.hz = dp->hz,
@@ -128,26 +150,19 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 		.probes_sent = conf->mtu_probe_interval_ms != 0,
 		.on_event = sb_dp_peer_event,
 		.event_arg = dp,
+		.data_rx = sb_dp_data_counts,
 	};
-	if (conf->hello_multiplier == 0 || conf->hello_multiplier > UINT8_MAX ||
-			conf->hello_interval_ms == 0 || conf->hello_interval_ms > UINT16_MAX ||
-			conf->mtu_probe_interval_ms > UINT16_MAX)
-		goto fail_inval;
-	ret = sb_peer_table_init(&dp->peers, &pc);
-	if (ret != 0 || dp->sched_ops == NULL)
-		goto fail_inval;
-	/* One datapath per process today; the name only has to be unique in it. */
-	snprintf(name, sizeof(name), "sb_dp_cmd_%u", conf->exc_port);
-	dp->cmd_ring = rte_ring_create(name, 16, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (dp->cmd_ring == NULL)
-		goto fail;
+	ret = sb_peer_table_init(&tx->peers, &pc);
+	if (ret != 0)
+		return ret;
 
 	for (i = 0; i < conf->n_ports; i++) {
-		struct sb_dp_port *p = &dp->port[i];
+		struct sb_dp_port *p = &tx->port[i];
 		struct rte_ether_addr ea;
 		struct rte_eth_link link;
 
 		p->port_id = conf->port[i].port_id;
+		p->pt_port = conf->port[i].pt_port;
 		p->index = i;
 		p->mtu = conf->port[i].mtu;
 		rte_eth_macaddr_get(p->port_id, &ea);
@@ -165,29 +180,131 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 		p->link_up = sb_port_link_up(p->port_id);
 		p->admin_up = 1;
 	}
-
-	rc.timeout = dp->reorder_timeout;
 	for (i = 0; i < SB_MAX_PEERS; i++) {
-		struct sb_dp_peer *dpeer = &dp->dpeer[i];
+		struct sb_dp_tx_peer *tp = &tx->peer[i];
 
-		dpeer->reorder = sb_reorder_create(&rc);
-		if (dpeer->reorder == NULL)
-			goto fail;
-		dpeer->view.max_backlog_ns = (uint64_t)conf->max_backlog_us * 1000;
-		ret = sb_sched_init(&dpeer->sched, dp->sched_ops, &empty);
-		if (ret != 0) {
-			rte_errno = -ret;
-			goto fail;
+		tp->view.max_backlog_ns = (uint64_t)conf->max_backlog_us * 1000;
+		ret = sb_sched_init(&tp->sched, tx->sched_ops, &empty);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int
+rx_create(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int id)
+{
+	unsigned int i;
+
+	rx->id = id;
+	sb_peer_map_init(&rx->map);
+	rx->reorder_timeout = (uint64_t)dp->conf.reorder_timeout_us * dp->hz / 1000000;
+	for (i = 0; i < dp->n_ports; i++) {
+		rx->port_admin[i] = 1;
+		if (i % dp->n_rx == id)
+			rx->ports[rx->n_ports++] = i;
+	}
+	rx->msg_ring = ring_create("msg", id, sizeof(struct sb_dp_msg), 1024,
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	rx->data_ring = ring_create("data", id, sizeof(void *), SB_DP_RING_FRAMES, RING_F_SC_DEQ);
+	return rx->msg_ring != NULL && rx->data_ring != NULL ? 0 : -rte_errno;
+}
+
+struct sb_dp *
+sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
+{
+	struct sb_dp *dp;
+	unsigned int i, n_rx;
+	int ret = -EINVAL;
+
+	if (conf->n_ports == 0 || conf->n_ports > SB_MAX_PORTS || conf->burst == 0 ||
+			conf->burst > SB_BURST_MAX || conf->mp == NULL || conf->n_workers == 0 ||
+			conf->n_workers > SB_DP_MAX_WORKERS ||
+			conf->n_exc_queues != sb_dp_exc_queues(conf->n_workers) ||
+			conf->hello_multiplier == 0 || conf->hello_multiplier > UINT8_MAX ||
+			conf->hello_interval_ms == 0 || conf->hello_interval_ms > UINT16_MAX ||
+			conf->mtu_probe_interval_ms > UINT16_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	dp = rte_zmalloc("seqbond_dp", sizeof(*dp), RTE_CACHE_LINE_SIZE);
+	if (dp == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	dp->conf = *conf;
+	dp->mp = conf->mp;
+	dp->hz = rte_get_tsc_hz();
+	dp->n_ports = conf->n_ports;
+	dp->exc_port = conf->exc_port;
+	dp->exc_mtu = conf->exc_mtu;
+	dp->n_exc_queues = conf->n_exc_queues;
+	dp->stop = stop;
+	dp->n_workers = conf->n_workers;
+	n_rx = sb_dp_exc_queues(conf->n_workers);
+	dp->n_rx = n_rx;
+	memset(dp->port_index, 0xff, sizeof(dp->port_index));
+	for (i = 0; i < conf->n_ports; i++)
+		dp->port_index[conf->port[i].port_id] = i;
+
+	dp->tx = rte_zmalloc("seqbond_dp_tx", sizeof(*dp->tx), RTE_CACHE_LINE_SIZE);
+	if (dp->tx == NULL)
+		goto nomem;
+	for (i = 0; i < n_rx; i++) {
+		dp->rx[i] = rte_zmalloc("seqbond_dp_rx", sizeof(*dp->rx[i]), RTE_CACHE_LINE_SIZE);
+		if (dp->rx[i] == NULL)
+			goto nomem;
+	}
+	for (i = 0; i < dp->n_workers; i++) {
+		struct sb_dp_worker *w = &dp->worker[i];
+
+		w->dp = dp;
+		w->lcore = RTE_MAX_LCORE;
+		if (dp->n_workers == 1) {
+			w->role = SB_DP_ROLE_ALL;
+			w->tx = dp->tx;
+			w->rx = dp->rx[0];
+		} else if (i == 0) {
+			w->role = SB_DP_ROLE_TX;
+			w->tx = dp->tx;
+		} else {
+			w->role = SB_DP_ROLE_RX;
+			w->rx = dp->rx[i - 1];
 		}
+		if (w->tx != NULL) {
+			w->tx->w = w;
+			w->tx->stats = &w->stats;
+		}
+		if (w->rx != NULL) {
+			w->rx->w = w;
+			w->rx->stats = &w->stats;
+		}
+		w->cmd_ring = ring_create("cmd", i, sizeof(void *), 16,
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w->cmd_ring == NULL)
+			goto fail_errno;
+	}
+	dp->hello_ring = ring_create("hello", 0, sizeof(void *), 1024, RING_F_SC_DEQ);
+	if (dp->hello_ring == NULL)
+		goto fail_errno;
+	ret = tx_create(dp, dp->tx);
+	if (ret != 0)
+		goto fail;
+	for (i = 0; i < n_rx; i++) {
+		ret = rx_create(dp, dp->rx[i], i);
+		if (ret != 0)
+			goto fail;
 	}
 	return dp;
 
-fail_inval:
-	rte_errno = EINVAL;
+nomem:
+	ret = -ENOMEM;
+	goto fail;
+fail_errno:
+	ret = -rte_errno;
 fail:
-	ret = rte_errno;
 	sb_dp_free(dp);
-	rte_errno = ret;
+	rte_errno = -ret;
 	return NULL;
 }
 
@@ -198,27 +315,76 @@ queue_drop_all(struct rte_mbuf **m, uint16_t *n)
 	*n = 0;
 }
 
+static void
+ring_drop_all(struct rte_ring *r)
+{
+	void *m[64];
+	unsigned int n;
+
+	if (r == NULL)
+		return;
+	while ((n = rte_ring_dequeue_burst(r, m, RTE_DIM(m), NULL)) > 0)
+		rte_pktmbuf_free_bulk((struct rte_mbuf **)m, n);
+	rte_ring_free(r);
+}
+
 void
 sb_dp_free(struct sb_dp *dp)
 {
+	struct sb_dp_tx *tx;
 	unsigned int i;
 
 	if (dp == NULL)
 		return;
-	for (i = dp->pending_head; i < dp->n_pending; i++)
-		rte_pktmbuf_free(dp->pending[i]);
-	dp->n_pending = 0;
-	for (i = 0; i < dp->n_ports; i++) {
-		queue_drop_all(dp->port[i].txq.m, &dp->port[i].txq.n);
-		queue_drop_all(dp->port[i].ctlq.m, &dp->port[i].ctlq.n);
+	tx = dp->tx;
+	if (tx != NULL) {
+		for (i = tx->pending_head; i < tx->n_pending; i++)
+			rte_pktmbuf_free(tx->pending[i]);
+		tx->n_pending = 0;
+		for (i = 0; i < dp->n_ports; i++) {
+			queue_drop_all(tx->port[i].txq.m, &tx->port[i].txq.n);
+			queue_drop_all(tx->port[i].ctlq.m, &tx->port[i].ctlq.n);
+		}
+		for (i = 0; i < SB_MAX_PEERS; i++)
+			sb_sched_fini(&tx->peer[i].sched);
+		rte_free(tx);
 	}
-	queue_drop_all(dp->exc_txq.m, &dp->exc_txq.n);
-	for (i = 0; i < SB_MAX_PEERS; i++) {
-		if (dp->dpeer[i].reorder != NULL)
-			sb_reorder_free(dp->dpeer[i].reorder, sb_dp_free_mbuf, NULL);
-		if (dp->dpeer[i].sched.ops != NULL)
-			sb_sched_fini(&dp->dpeer[i].sched);
+	for (i = 0; i < SB_DP_MAX_WORKERS; i++) {
+		struct sb_dp_rx *rx = dp->rx[i];
+		unsigned int j;
+
+		if (rx == NULL)
+			continue;
+		queue_drop_all(rx->exc_txq.m, &rx->exc_txq.n);
+		for (j = 0; j < SB_MAX_PORTS; j++)
+			queue_drop_all(rx->pt_txq[j].m, &rx->pt_txq[j].n);
+		rte_ring_free(rx->msg_ring);
+		ring_drop_all(rx->data_ring);
+		rte_free(rx);
 	}
-	rte_ring_free(dp->cmd_ring);
+	ring_drop_all(dp->hello_ring);
+	for (i = 0; i < SB_MAX_PEERS; i++)
+		if (dp->rx_peer[i].reorder != NULL)
+			sb_reorder_free(dp->rx_peer[i].reorder, sb_dp_free_mbuf, NULL);
+	for (i = 0; i < SB_DP_MAX_WORKERS; i++)
+		rte_ring_free(dp->worker[i].cmd_ring);
 	rte_free(dp);
+}
+
+unsigned int
+sb_dp_n_workers(const struct sb_dp *dp)
+{
+	return dp->n_workers;
+}
+
+enum sb_dp_role
+sb_dp_worker_role(const struct sb_dp *dp, unsigned int k)
+{
+	return dp->worker[k].role;
+}
+
+void *
+sb_dp_worker_arg(struct sb_dp *dp, unsigned int k)
+{
+	return k < dp->n_workers ? &dp->worker[k] : NULL;
 }

@@ -31,6 +31,8 @@ struct sb_dp_port_conf {
 	uint16_t port_id;	/**< ethdev port, set up and started. */
 	uint16_t mtu;		/**< Link MTU, bytes (L2 payload). */
 	uint32_t rate_kbps;	/**< Scheduling rate, kbit/s; 0 = the driver's link speed. */
+	uint16_t pt_port;	/**< ethdev port of its passthrough interface (raw frames to and
+				 *   from the kernel), RTE_MAX_ETHPORTS for none. */
 };
 
 /**
@@ -59,10 +61,31 @@ struct sb_dp_conf {
 	struct sb_dp_port_conf port[SB_MAX_PORTS];
 	uint16_t exc_port;		/**< ethdev port of the exception path. */
 	uint16_t exc_mtu;		/**< Its MTU, bytes. */
+	uint16_t n_exc_queues;		/**< Its queue pairs: sb_dp_exc_queues(n_workers). */
+	unsigned int n_workers;		/**< Datapath lcores, 1..SB_DP_MAX_WORKERS. */
 	struct rte_mempool *mp;		/**< Pool for frames the datapath builds (hellos). */
 };
 
+/**
+ * @return the exception queue pairs a datapath of @p n_workers lcores uses: one per RX
+ *   worker (they write to it; the TX worker reads them all).
+ */
+static inline uint16_t
+sb_dp_exc_queues(unsigned int n_workers)
+{
+	return n_workers <= 1 ? 1 : (uint16_t)(n_workers - 1);
+}
+
 #define SB_BURST_MAX 256	/**< Largest burst the datapath uses. */
+#define SB_DP_MAX_WORKERS 16	/**< Datapath lcores at most. */
+#define SB_DP_RING_FRAMES 4096	/**< Frames an RX worker's input ring holds. */
+
+/** What a datapath lcore does (docs/design.md, lcores). */
+enum sb_dp_role {
+	SB_DP_ROLE_ALL = 0,	/**< Everything (the only worker). */
+	SB_DP_ROLE_TX,		/**< Peer table, hellos, kernel -> peers, port transmit. */
+	SB_DP_ROLE_RX,		/**< Its ports' receive, its peers' windows, peers -> kernel. */
+};
 
 /** Counters of one datapath lcore, in frames unless named _bytes. */
 struct sb_dp_stats {
@@ -82,11 +105,18 @@ struct sb_dp_stats {
 	uint64_t tx_backpressure;	/**< Times every path was full and frames waited. */
 	uint64_t tx_queue_drop;		/**< Port software queue overflowed: dropped. */
 	uint64_t tx_nombuf;		/**< No mbuf for a hello or a flood copy. */
+	uint64_t tx_passthrough;	/**< Raw frames from passthrough interfaces queued for
+					 *   their port. */
+	uint64_t tx_passthrough_drop;	/**< ... dropped: port down, too big, or seqbond's
+					 *   EtherType (the kernel cannot speak for seqbond). */
 	/* from the ports towards the kernel */
 	uint64_t rx;			/**< Frames read from member ports. */
 	uint64_t rx_data;
 	uint64_t rx_hello;		/**< Hellos that decoded (refused ones included). */
-	uint64_t rx_foreign;		/**< Not seqbond's EtherType (raw traffic): dropped. */
+	uint64_t rx_foreign;		/**< Not seqbond's EtherType (raw traffic): to the
+					 *   port's passthrough interface, else dropped. */
+	uint64_t rx_passthrough;	/**< Raw frames queued for a passthrough interface. */
+	uint64_t rx_passthrough_drop;	/**< ... that found its queue full: dropped. */
 	uint64_t rx_err[SB_WIRE_E_MAX];	/**< Malformed, by reason: dropped. */
 	uint64_t rx_unknown_peer;	/**< Data from a sender we have no path to: dropped. */
 	uint64_t rx_hello_rejected;	/**< Hellos the peer table refused. */
@@ -101,6 +131,8 @@ struct sb_dp_stats {
 	/* loop */
 	uint64_t loops;
 	uint64_t idle_sleeps;
+	uint64_t rx_forwarded;		/**< Frames passed to the RX worker owning their peer. */
+	uint64_t ring_full;		/**< ... or hellos to the TX worker, dropped: ring full. */
 };
 
 /** What the lcore copies for readers (console, telemetry, exit report). */
@@ -125,12 +157,23 @@ struct sb_snapshot {
 		uint64_t busy_ns;	/**< Modelled backlog now. */
 	} port[SB_MAX_PORTS];
 	struct sb_peer_table peers;
+	unsigned int n_workers;
+	struct sb_snap_worker {
+		unsigned int lcore;
+		uint8_t role;			/**< enum sb_dp_role */
+		uint8_t n_ports;		/**< Member ports it receives on ... */
+		uint8_t ports[SB_MAX_PORTS];	/**< ... by index. */
+		uint16_t n_peers;		/**< Peers whose window it owns (RX). */
+		uint64_t busy_cycles, total_cycles;	/**< Busy share = busy / total. */
+		uint64_t loops;
+	} worker[SB_DP_MAX_WORKERS];
 	struct sb_snap_peer {
 		uint32_t tx_seq;
 		uint32_t rx_next_seq;
 		uint64_t path_rate_bps[SB_PEER_MAX_PATHS];	/**< sb_path_rate_bps(). */
 		uint64_t path_tx[SB_PEER_MAX_PATHS], path_tx_bytes[SB_PEER_MAX_PATHS];
 		uint64_t path_rx[SB_PEER_MAX_PATHS], path_rx_bytes[SB_PEER_MAX_PATHS];
+		struct sb_path_data path_data[SB_PEER_MAX_PATHS];	/**< Data counts. */
 		struct sb_reorder_stats reorder;
 		uint64_t hold_now;	/**< TSC cycles the oldest held frame has waited. */
 	} peer[SB_MAX_PEERS];
@@ -180,6 +223,18 @@ void sb_dp_path_info_foreach(const struct sb_path_info *pi,
 	void (*num)(const char *name, uint64_t value, void *arg),
 	void (*str)(const char *name, const char *value, void *arg), void *arg);
 
+/** @return a worker role's name ("all", "tx", "rx"). */
+const char *sb_dp_role_str(unsigned int role);
+
+/** @return worker @p w's busy share: cycles of loop iterations that moved frames against
+ *  all its cycles (naps included), in percent; 0 before it ran. */
+static inline double
+sb_snap_worker_busy_pct(const struct sb_snap_worker *w)
+{
+	return w->total_cycles != 0 ? 100.0 * (double)w->busy_cycles / (double)w->total_cycles :
+		0.0;
+}
+
 /** Commands the lcore executes between bursts (sb_dp_cmd.c). */
 enum sb_cmd_type {
 	SB_CMD_SNAPSHOT,		/**< snap */
@@ -203,30 +258,54 @@ struct sb_cmd {
 };
 
 /**
- * Create the datapath state for ports and an exception port that are set up and started.
- * Copies @p conf. Creates the command ring (single producer, single consumer).
- * @param stop  Flag the main lcore sets to end sb_dp_lcore_main(); read atomically.
+ * Create the datapath state for ports and an exception port that are set up and started
+ * (the exception port with conf->n_exc_queues queue pairs). Copies @p conf. Worker 0 is
+ * the ALL worker when conf->n_workers is 1, else the TX worker, and workers 1.. are RX
+ * workers. Creates each worker's command ring and the rings between workers.
+ * @param stop  Flag the main lcore sets to end the workers' loops; read atomically.
  * @return the state, or NULL with rte_errno set: EINVAL (bad settings, unknown scheduler),
- *   ENOMEM, or the ring's error.
+ *   ENOMEM, or a ring's error.
  */
 struct sb_dp *sb_dp_create(const struct sb_dp_conf *conf, bool *stop);
 
-/** Free every mbuf the datapath still holds (queues, reorder windows), its ring and state.
- *  Only once its lcore has returned. */
+/** Free every mbuf the datapath still holds (queues, rings, reorder windows), its rings and
+ *  state. Only once its lcores have returned. */
 void sb_dp_free(struct sb_dp *dp);
 
-/** The lcore entry point (rte_eal_remote_launch()): loops until *stop. @return 0. */
+/** @return the number of workers (datapath lcores). */
+unsigned int sb_dp_n_workers(const struct sb_dp *dp);
+
+/** @return worker @p k's role. */
+enum sb_dp_role sb_dp_worker_role(const struct sb_dp *dp, unsigned int k);
+
+/** @return the argument of sb_dp_lcore_main() for worker @p k. */
+void *sb_dp_worker_arg(struct sb_dp *dp, unsigned int k);
+
+/** An lcore entry point (rte_eal_remote_launch()) for the worker sb_dp_worker_arg() gave:
+ *  loops until *stop. @return 0. */
 int sb_dp_lcore_main(void *arg);
 
-/** @return the ring control posts struct sb_cmd pointers on (one producer at a time). */
-struct rte_ring *sb_dp_cmd_ring(struct sb_dp *dp);
+/** @return the ring control posts struct sb_cmd pointers on for worker @p k (one producer
+ *  at a time). */
+struct rte_ring *sb_dp_cmd_ring(struct sb_dp *dp, unsigned int k);
 
 /**
- * Copy counters and tables into @p snap. The lcore calls this for SB_CMD_SNAPSHOT; main calls
- * it directly only after the lcore returned (the exit report).
+ * Which workers must apply @p cmd (each gets its own copy, one after the other): all of them
+ * for snapshots, the TX side for transmit settings, the TX side and the port's RX worker for
+ * a port's start and stop, the RX sides for reorder settings.
+ * @param out  Worker indexes, room for SB_DP_MAX_WORKERS.
+ * @return how many.
+ */
+unsigned int sb_dp_cmd_workers(const struct sb_dp *dp, const struct sb_cmd *cmd,
+	unsigned int *out);
+
+/**
+ * Add worker @p k's part to @p snap (zeroed by the caller before the first worker; counters
+ * are summed, tables filled by their owner). The worker calls this for SB_CMD_SNAPSHOT; main
+ * calls it directly for every worker only after they returned (the exit report).
  * @param now  TSC cycles.
  */
-void sb_dp_snapshot(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now);
+void sb_dp_snapshot(struct sb_dp *dp, unsigned int k, struct sb_snapshot *snap, uint64_t now);
 
 /**
  * Call @p fn with the name and value of every counter in @p st (rx_err_<reason> included),

@@ -1,86 +1,135 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Commands from the control plane, applied by the lcore between bursts, and the snapshots it
- * copies for readers. */
+/* Commands from the control plane, applied by each worker between bursts, and the snapshots
+ * the workers copy for readers. */
 #include <errno.h>
 #include <string.h>
 
 #include "sb_dp_int.h"
 #include "sb_port.h"
 
-void
-sb_dp_snapshot(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
+static void
+stats_add(struct sb_dp_stats *sum, const struct sb_dp_stats *st)
 {
+	uint64_t *d = (uint64_t *)sum;
+	const uint64_t *s = (const uint64_t *)st;
+	unsigned int i;
+
+	/* Every field is a uint64_t counter (sb_dp.h). */
+	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		d[i] += s[i];
+}
+
+static void
+snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
+{
+	struct sb_dp_tx *tx = dp->tx;
 	uint64_t now_ns = sb_tsc_to_ns(now, dp->hz);
 	unsigned int i, j;
+
+	strlcpy(snap->scheduler, tx->sched_ops->name, sizeof(snap->scheduler));
+	snap->hello_interval_ms = tx->hello_interval_ms;
+	snap->exc_pending = tx->n_pending - tx->pending_head;
+	for (i = 0; i < dp->n_ports; i++) {
+		const struct sb_dp_port *p = &tx->port[i];
+
+		snap->port[i] = (struct sb_snap_port){
+			.port_id = p->port_id, .link_up = p->link_up, .admin_up = p->admin_up,
+			.mtu = p->mtu, .rate_bps = p->rate_bps, .tx_frames = p->tx_frames,
+			.tx_bytes = p->tx_bytes,
+			.busy_ns = p->busy_until_ns > now_ns ? p->busy_until_ns - now_ns : 0,
+		};
+	}
+	snap->peers = tx->peers;
+	for (i = 0; i < tx->peers.n_peers; i++) {
+		const struct sb_peer *peer = &tx->peers.peer[i];
+		const struct sb_dp_tx_peer *tp = &tx->peer[i];
+		struct sb_snap_peer *sp = &snap->peer[i];
+
+		sp->tx_seq = tp->tx_seq;
+		for (j = 0; j < peer->n_paths; j++)
+			sp->path_rate_bps[j] = sb_path_rate_bps(&peer->path[j],
+				tx->port[peer->path[j].local_port].rate_bps);
+		memcpy(sp->path_tx, tp->path_tx, sizeof(sp->path_tx));
+		memcpy(sp->path_tx_bytes, tp->path_tx_bytes, sizeof(sp->path_tx_bytes));
+	}
+}
+
+static void
+snapshot_rx(struct sb_dp *dp, struct sb_dp_rx *rx, struct sb_snapshot *snap, uint64_t now,
+	struct sb_snap_worker *sw)
+{
+	unsigned int i;
+
+	snap->reorder_timeout_us = rx->reorder_timeout * 1000000 / dp->hz;
+	snap->exc_queued += rx->exc_txq.n;
+	sw->n_ports = rx->n_ports;
+	memcpy(sw->ports, rx->ports, sizeof(sw->ports));
+	for (i = rx->id; i < rx->map.n_peers; i += dp->n_rx) {
+		const struct sb_dp_rx_peer *rp = &dp->rx_peer[i];
+		struct sb_snap_peer *sp = &snap->peer[i];
+
+		sw->n_peers++;
+		memcpy(sp->path_rx, rp->path_rx, sizeof(sp->path_rx));
+		memcpy(sp->path_rx_bytes, rp->path_rx_bytes, sizeof(sp->path_rx_bytes));
+		memcpy(sp->path_data, rp->data, sizeof(sp->path_data));
+		if (rp->reorder == NULL)
+			continue;
+		sp->rx_next_seq = sb_reorder_next_seq(rp->reorder);
+		sb_reorder_stats_get(rp->reorder, &sp->reorder);
+		sp->hold_now = sb_reorder_hold_now(rp->reorder, now);
+	}
+}
+
+void
+sb_dp_snapshot(struct sb_dp *dp, unsigned int k, struct sb_snapshot *snap, uint64_t now)
+{
+	struct sb_dp_worker *w = &dp->worker[k];
+	struct sb_snap_worker *sw = &snap->worker[k];
 
 	snap->hz = dp->hz;
 	snap->tsc = now;
 	snap->host_id = dp->conf.host_id;
-	strlcpy(snap->scheduler, dp->sched_ops->name, sizeof(snap->scheduler));
-	snap->reorder_timeout_us = dp->reorder_timeout * 1000000 / dp->hz;
-	snap->hello_interval_ms = dp->hello_interval_ms;
-	snap->stats = dp->stats;
-	snap->exc_pending = dp->n_pending - dp->pending_head;
-	snap->exc_queued = dp->exc_txq.n;
 	snap->n_ports = dp->n_ports;
-	for (i = 0; i < dp->n_ports; i++) {
-		const struct sb_dp_port *p = &dp->port[i];
-
-		snap->port[i] = (struct sb_snap_port){
-			.port_id = p->port_id, .link_up = p->link_up, .admin_up = p->admin_up,
-			.mtu = p->mtu, .rate_bps = p->rate_bps, .tx_frames = p->tx_frames, .tx_bytes = p->tx_bytes,
-			.busy_ns = p->busy_until_ns > now_ns ? p->busy_until_ns - now_ns : 0,
-		};
-	}
-	snap->peers = dp->peers;
-	for (i = 0; i < dp->peers.n_peers; i++) {
-		const struct sb_peer *peer = &dp->peers.peer[i];
-		const struct sb_dp_peer *dpeer = &dp->dpeer[i];
-		struct sb_snap_peer *sp = &snap->peer[i];
-
-		sp->tx_seq = dpeer->tx_seq;
-		sp->rx_next_seq = sb_reorder_next_seq(dpeer->reorder);
-		for (j = 0; j < peer->n_paths; j++)
-			sp->path_rate_bps[j] = sb_path_rate_bps(&peer->path[j],
-				dp->port[peer->path[j].local_port].rate_bps);
-		memcpy(sp->path_tx, dpeer->path_tx, sizeof(sp->path_tx));
-		memcpy(sp->path_tx_bytes, dpeer->path_tx_bytes, sizeof(sp->path_tx_bytes));
-		memcpy(sp->path_rx, dpeer->path_rx, sizeof(sp->path_rx));
-		memcpy(sp->path_rx_bytes, dpeer->path_rx_bytes, sizeof(sp->path_rx_bytes));
-		sb_reorder_stats_get(dpeer->reorder, &sp->reorder);
-		sp->hold_now = sb_reorder_hold_now(dpeer->reorder, now);
-	}
+	snap->n_workers = dp->n_workers;
+	stats_add(&snap->stats, &w->stats);
+	*sw = (struct sb_snap_worker){
+		.lcore = w->lcore, .role = w->role, .busy_cycles = w->busy_cycles,
+		.total_cycles = w->total_cycles, .loops = w->stats.loops,
+	};
+	if (w->tx != NULL)
+		snapshot_tx(dp, snap, now);
+	if (w->rx != NULL)
+		snapshot_rx(dp, w->rx, snap, now, sw);
 }
 
 static int
-set_scheduler(struct sb_dp *dp, const struct sb_sched_ops *ops)
+set_scheduler(struct sb_dp_tx *tx, const struct sb_sched_ops *ops)
 {
 	struct sb_sched_view empty = { .n_paths = 0 };
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < SB_MAX_PEERS; i++) {
-		struct sb_dp_peer *dpeer = &dp->dpeer[i];
+		struct sb_dp_tx_peer *tp = &tx->peer[i];
 
-		sb_sched_fini(&dpeer->sched);
-		ret = sb_sched_init(&dpeer->sched, ops, &empty);
+		sb_sched_fini(&tp->sched);
+		ret = sb_sched_init(&tp->sched, ops, &empty);
 		if (ret != 0) {
 			/* Fall back to the previous policy so every peer keeps one. */
 			while (i-- > 0) {
-				sb_sched_fini(&dp->dpeer[i].sched);
-				sb_sched_init(&dp->dpeer[i].sched, dp->sched_ops, &empty);
+				sb_sched_fini(&tx->peer[i].sched);
+				sb_sched_init(&tx->peer[i].sched, tx->sched_ops, &empty);
 			}
-			sb_sched_init(&dpeer->sched, dp->sched_ops, &empty);
+			sb_sched_init(&tp->sched, tx->sched_ops, &empty);
 			return ret;
 		}
 	}
-	dp->sched_ops = ops;
-	strlcpy(dp->conf.scheduler, ops->name, sizeof(dp->conf.scheduler));
+	tx->sched_ops = ops;
 	return 0;
 }
 
 static int
-port_admin(struct sb_dp *dp, struct sb_dp_port *p, bool up, uint64_t now)
+port_admin_tx(struct sb_dp *dp, struct sb_dp_port *p, bool up, uint64_t now)
 {
 	if (up == (bool)p->admin_up)
 		return -EALREADY;
@@ -97,77 +146,120 @@ port_admin(struct sb_dp *dp, struct sb_dp_port *p, bool up, uint64_t now)
 }
 
 static void
-clear_port_stats(struct sb_dp *dp, uint32_t port)
+clear_port_stats_tx(struct sb_dp *dp, uint32_t port)
 {
+	struct sb_dp_tx *tx = dp->tx;
 	unsigned int i, j, k;
 
 	for (i = 0; i < dp->n_ports; i++) {
 		if (port != UINT32_MAX && port != i)
 			continue;
-		dp->port[i].tx_frames = 0;
-		dp->port[i].tx_bytes = 0;
-		for (j = 0; j < dp->peers.n_peers; j++) {
-			const struct sb_peer *peer = &dp->peers.peer[j];
-			struct sb_dp_peer *dpeer = &dp->dpeer[j];
+		tx->port[i].tx_frames = 0;
+		tx->port[i].tx_bytes = 0;
+		for (j = 0; j < tx->peers.n_peers; j++) {
+			const struct sb_peer *peer = &tx->peers.peer[j];
 
-			for (k = 0; k < peer->n_paths; k++) {
-				if (peer->path[k].local_port != i)
-					continue;
-				dpeer->path_tx[k] = dpeer->path_tx_bytes[k] = 0;
-				dpeer->path_rx[k] = dpeer->path_rx_bytes[k] = 0;
-			}
+			for (k = 0; k < peer->n_paths; k++)
+				if (peer->path[k].local_port == i)
+					tx->peer[j].path_tx[k] = tx->peer[j].path_tx_bytes[k] = 0;
 		}
 	}
 }
 
+/* The paths over @p port of the peers this worker owns (all ports: UINT32_MAX). */
 static void
-cmd_apply(struct sb_dp *dp, struct sb_cmd *cmd, uint64_t now)
+clear_port_stats_rx(struct sb_dp *dp, struct sb_dp_rx *rx, uint32_t port)
 {
-	struct sb_dp_port *p = cmd->port < dp->n_ports ? &dp->port[cmd->port] : NULL;
+	unsigned int i, k, lp, rp;
+
+	for (i = rx->id; i < rx->map.n_peers; i += dp->n_rx) {
+		const struct sb_peer_map_peer *mp = &rx->map.peer[i];
+
+		for (rp = 0; rp < SB_MAX_PORTS; rp++)
+			for (lp = 0; lp < SB_MAX_PORTS; lp++) {
+				k = (unsigned int)mp->path_of[rp][lp];
+				if (mp->path_of[rp][lp] < 0 || (port != UINT32_MAX && port != lp))
+					continue;
+				dp->rx_peer[i].path_rx[k] = dp->rx_peer[i].path_rx_bytes[k] = 0;
+			}
+	}
+}
+
+static void
+cmd_apply(struct sb_dp_worker *w, struct sb_cmd *cmd, uint64_t now)
+{
+	struct sb_dp *dp = w->dp;
+	struct sb_dp_tx *tx = w->tx;
+	struct sb_dp_rx *rx = w->rx;
+	bool port_ok = cmd->port < dp->n_ports;
 	unsigned int i;
 	int ret = 0;
 
 	switch (cmd->type) {
 	case SB_CMD_SNAPSHOT:
-		sb_dp_snapshot(dp, cmd->snap, now);
+		sb_dp_snapshot(dp, (unsigned int)(w - dp->worker), cmd->snap, now);
 		break;
 	case SB_CMD_SET_SCHED:
-		ret = cmd->ops != NULL ? set_scheduler(dp, cmd->ops) : -EINVAL;
+		if (tx != NULL)
+			ret = cmd->ops != NULL ? set_scheduler(tx, cmd->ops) : -EINVAL;
 		break;
 	case SB_CMD_SET_PORT_RATE:
-		if (p == NULL || cmd->value == 0)
+		if (!port_ok || cmd->value == 0)
 			ret = -EINVAL;
-		else
-			p->rate_bps = cmd->value;
+		else if (tx != NULL)
+			tx->port[cmd->port].rate_bps = cmd->value;
 		break;
 	case SB_CMD_PORT_ADMIN:
-		ret = p != NULL ? port_admin(dp, p, cmd->value != 0, now) : -EINVAL;
+		if (!port_ok) {
+			ret = -EINVAL;
+			break;
+		}
+		/* The TX side first (it answers -EALREADY), then the port's RX worker stops
+		 * or resumes polling it. */
+		if (tx != NULL)
+			ret = port_admin_tx(dp, &tx->port[cmd->port], cmd->value != 0, now);
+		if (rx != NULL && ret == 0) {
+			rx->port_admin[cmd->port] = cmd->value != 0;
+			if (cmd->value == 0) {
+				rte_pktmbuf_free_bulk(rx->pt_txq[cmd->port].m,
+					rx->pt_txq[cmd->port].n);
+				rx->pt_txq[cmd->port].n = 0;
+			}
+		}
 		break;
 	case SB_CMD_SET_REORDER_TIMEOUT:
 		if (cmd->value == 0) {
 			ret = -EINVAL;
 			break;
 		}
-		dp->conf.reorder_timeout_us = cmd->value;
-		dp->reorder_timeout = cmd->value * dp->hz / 1000000;
-		for (i = 0; i < SB_MAX_PEERS; i++)
-			sb_reorder_set_timeout(dp->dpeer[i].reorder, dp->reorder_timeout);
+		if (rx == NULL)
+			break;
+		rx->reorder_timeout = cmd->value * dp->hz / 1000000;
+		for (i = rx->id; i < SB_MAX_PEERS; i += dp->n_rx)
+			if (dp->rx_peer[i].reorder != NULL)
+				sb_reorder_set_timeout(dp->rx_peer[i].reorder,
+					rx->reorder_timeout);
 		break;
 	case SB_CMD_SET_HELLO_INTERVAL:
 		if (cmd->value == 0 || cmd->value > UINT16_MAX) {
 			ret = -EINVAL;
 			break;
 		}
-		dp->conf.hello_interval_ms = cmd->value;
-		dp->hello_interval_ms = cmd->value;
-		dp->hello_period = cmd->value * dp->hz / 1000;
-		dp->next_hello = now;
+		if (tx == NULL)
+			break;
+		tx->hello_interval_ms = cmd->value;
+		tx->hello_period = cmd->value * dp->hz / 1000;
+		tx->next_hello = now;
 		break;
 	case SB_CMD_CLEAR_PORT_STATS:
-		if (cmd->port != UINT32_MAX && p == NULL)
+		if (cmd->port != UINT32_MAX && !port_ok) {
 			ret = -EINVAL;
-		else
-			clear_port_stats(dp, cmd->port);
+			break;
+		}
+		if (tx != NULL)
+			clear_port_stats_tx(dp, cmd->port);
+		if (rx != NULL)
+			clear_port_stats_rx(dp, rx, cmd->port);
 		break;
 	default:
 		ret = -ENOTSUP;
@@ -178,16 +270,47 @@ cmd_apply(struct sb_dp *dp, struct sb_cmd *cmd, uint64_t now)
 }
 
 void
-sb_dp_cmd_drain(struct sb_dp *dp, uint64_t now)
+sb_dp_cmd_drain(struct sb_dp_worker *w, uint64_t now)
 {
 	struct sb_cmd *cmd;
 
-	while (rte_ring_sc_dequeue(dp->cmd_ring, (void **)&cmd) == 0)
-		cmd_apply(dp, cmd, now);
+	while (rte_ring_sc_dequeue(w->cmd_ring, (void **)&cmd) == 0)
+		cmd_apply(w, cmd, now);
 }
 
 struct rte_ring *
-sb_dp_cmd_ring(struct sb_dp *dp)
+sb_dp_cmd_ring(struct sb_dp *dp, unsigned int k)
 {
-	return dp->cmd_ring;
+	return k < dp->n_workers ? dp->worker[k].cmd_ring : NULL;
+}
+
+unsigned int
+sb_dp_cmd_workers(const struct sb_dp *dp, const struct sb_cmd *cmd, unsigned int *out)
+{
+	unsigned int i, n = 0;
+
+	if (dp->n_workers == 1) {
+		out[0] = 0;
+		return 1;
+	}
+	switch (cmd->type) {
+	case SB_CMD_SNAPSHOT:
+	case SB_CMD_CLEAR_PORT_STATS:
+		for (i = 0; i < dp->n_workers; i++)
+			out[n++] = i;
+		break;
+	case SB_CMD_PORT_ADMIN:
+		out[n++] = 0;
+		if (cmd->port < dp->n_ports)
+			out[n++] = 1 + sb_dp_port_rx(dp, cmd->port);
+		break;
+	case SB_CMD_SET_REORDER_TIMEOUT:
+		for (i = 1; i < dp->n_workers; i++)
+			out[n++] = i;
+		break;
+	default:
+		out[n++] = 0;	/* the TX worker */
+		break;
+	}
+	return n;
 }

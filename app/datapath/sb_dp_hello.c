@@ -27,36 +27,76 @@ wall_clock(void)
 }
 
 void
+sb_dp_msg_all(struct sb_dp *dp, const struct sb_dp_msg *msg)
+{
+	unsigned int i;
+
+	for (i = 0; i < dp->n_rx; i++)
+		if (rte_ring_enqueue_elem(dp->rx[i]->msg_ring, (void *)(uintptr_t)msg,
+				sizeof(*msg)) != 0)
+			/* Sized for far more than a burst of events between two polls. */
+			DP_LOG(ERR, "RX worker %u: message ring full: a peer or path event "
+				"is lost", i);
+}
+
+void
+sb_dp_data_counts(void *arg, unsigned int peer, unsigned int path, struct sb_path_data *out)
+{
+	const struct sb_dp *dp = arg;
+	const struct sb_path_data *d = &dp->rx_peer[peer].data[path];
+
+	/* Written by the peer's RX worker: relaxed loads of counters it only ever raises. */
+	out->frames = __atomic_load_n(&d->frames, __ATOMIC_RELAXED);
+	out->lost = __atomic_load_n(&d->lost, __ATOMIC_RELAXED);
+	out->bytes = __atomic_load_n(&d->bytes, __ATOMIC_RELAXED);
+}
+
+void
 sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 {
 	struct sb_dp *dp = arg;
-	const struct sb_peer *peer = &dp->peers.peer[ev->peer];
-	struct sb_dp_peer *dpeer = &dp->dpeer[ev->peer];
+	struct sb_dp_tx *tx = dp->tx;
+	const struct sb_peer *peer = &tx->peers.peer[ev->peer];
+	struct sb_dp_tx_peer *tp = &tx->peer[ev->peer];
 	const struct sb_path *path = &peer->path[ev->path];
+	struct sb_dp_msg msg = { .peer = ev->peer, .path = ev->path, .host_id = peer->host_id };
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)peer->agg_mac);
 	switch (ev->type) {
 	case SB_PEER_EV_NEW:
 		DP_LOG(INFO, "peer %u (%s) discovered", peer->host_id, mac);
-		dpeer->tx_seq = dp->conf.initial_seq_set ? dp->conf.initial_seq :
+		tp->tx_seq = dp->conf.initial_seq_set ? dp->conf.initial_seq :
 			(uint32_t)rte_rand();
-		dpeer->ready = true;
+		msg.type = SB_DP_MSG_PEER;
+		memcpy(msg.mac, peer->agg_mac, SB_ETH_ALEN);
+		sb_dp_msg_all(dp, &msg);
 		break;
 	case SB_PEER_EV_RESTART:
 		/* Its sequence numbers start afresh and its paths are learnt again (perhaps
-		 * numbered otherwise): forget what we held and counted for it. */
+		 * numbered otherwise): forget what we counted for it; its RX worker resets
+		 * its window. */
 		DP_LOG(NOTICE, "peer %u (%s) restarted: reorder window reset at %.6f",
 			peer->host_id, mac, wall_clock());
-		sb_reorder_reset(dpeer->reorder, sb_dp_free_mbuf, NULL);
-		for (unsigned int j = 0; j < SB_PEER_MAX_PATHS; j++)
-			sb_reorder_path_set_active(dpeer->reorder, j, false);
-		memset(dpeer->path_seq, 0, sizeof(dpeer->path_seq));
-		memset(dpeer->rbusy_ns, 0, sizeof(dpeer->rbusy_ns));
-		memset(dpeer->path_tx, 0, sizeof(dpeer->path_tx));
-		memset(dpeer->path_tx_bytes, 0, sizeof(dpeer->path_tx_bytes));
-		memset(dpeer->path_rx, 0, sizeof(dpeer->path_rx));
-		memset(dpeer->path_rx_bytes, 0, sizeof(dpeer->path_rx_bytes));
+		memset(tp->path_seq, 0, sizeof(tp->path_seq));
+		memset(tp->rbusy_ns, 0, sizeof(tp->rbusy_ns));
+		memset(tp->path_tx, 0, sizeof(tp->path_tx));
+		memset(tp->path_tx_bytes, 0, sizeof(tp->path_tx_bytes));
+		msg.type = SB_DP_MSG_PEER_RESET;
+		sb_dp_msg_all(dp, &msg);
+		break;
+	case SB_PEER_EV_AGG_MAC:
+		DP_LOG(NOTICE, "peer %u now has aggregate MAC %s", peer->host_id, mac);
+		msg.type = SB_DP_MSG_PEER;
+		memcpy(msg.mac, peer->agg_mac, SB_ETH_ALEN);
+		sb_dp_msg_all(dp, &msg);
+		break;
+	case SB_PEER_EV_PATH_NEW:
+		msg.type = SB_DP_MSG_PATH;
+		msg.local_port = path->local_port;
+		msg.remote_port = path->remote_port;
+		memcpy(msg.mac, path->remote_mac, SB_ETH_ALEN);
+		sb_dp_msg_all(dp, &msg);
 		break;
 	case SB_PEER_EV_PATH_UP:
 		DP_LOG(INFO, "peer %u path %u up (port %u <-> peer port %u, %u kbit/s) at %.6f",
@@ -67,6 +107,10 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 		DP_LOG(NOTICE, "peer %u path %u down (port %u <-> peer port %u): %s at %.6f",
 			peer->host_id, ev->path, path->local_port, path->remote_port,
 			sb_path_fault_str(ev->fault), wall_clock());
+		if (path->state == SB_PATH_DOWN) {
+			msg.type = SB_DP_MSG_PATH_DOWN;
+			sb_dp_msg_all(dp, &msg);
+		}
 		break;
 	case SB_PEER_EV_STRIPE_IN:
 		DP_LOG(INFO, "peer %u path %u in the stripe at %.6f", peer->host_id, ev->path,
@@ -80,51 +124,63 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 				wall_clock());
 		break;
 	case SB_PEER_EV_RX_IDLE:
-		/* The peer stopped sending on it (it said so in a hello that followed its last
-		 * data on this FIFO path): the loss rule must not wait for it. */
-		sb_reorder_path_set_active(dpeer->reorder, ev->path, false);
-		break;
-	case SB_PEER_EV_AGG_MAC:
-		DP_LOG(NOTICE, "peer %u now has aggregate MAC %s", peer->host_id, mac);
+		msg.type = SB_DP_MSG_RX_IDLE;
+		sb_dp_msg_all(dp, &msg);
 		break;
 	default:
 		break;
 	}
 }
 
-void
-sb_dp_hello_input(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
+unsigned int
+sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 {
-	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
-	struct sb_hello h;
-	enum sb_wire_err e;
+	struct sb_dp_tx *tx = dp->tx;
+	struct rte_mbuf *m[32];
+	unsigned int i, n, total = 0;
 
-	e = sb_wire_hello_decode(buf + SB_HDR_LEN, rte_pktmbuf_data_len(m) - SB_HDR_LEN, &h);
-	if (e != SB_WIRE_OK) {
-		dp->stats.rx_err[e]++;	/* absurd fields, or shorter than its entries */
-		rte_pktmbuf_free(m);
-		return;
+	while ((n = rte_ring_dequeue_burst(dp->hello_ring, (void **)m, RTE_DIM(m), NULL)) > 0) {
+		for (i = 0; i < n; i++) {
+			const uint8_t *buf = rte_pktmbuf_mtod(m[i], const uint8_t *);
+			uint16_t pid = m[i]->port;
+			unsigned int index = pid < RTE_MAX_ETHPORTS ? dp->port_index[pid] :
+				UINT8_MAX;
+			struct sb_hello h;
+			enum sb_wire_err e;
+
+			e = index < dp->n_ports ? sb_wire_hello_decode(buf + SB_HDR_LEN,
+				rte_pktmbuf_data_len(m[i]) - SB_HDR_LEN, &h) : SB_WIRE_E_HELLO;
+			if (e != SB_WIRE_OK) {
+				tx->stats->rx_err[e]++;	/* absurd, or shorter than its entries */
+			} else {
+				tx->stats->rx_hello++;
+				if (sb_peer_hello_rx(&tx->peers, index, buf + SB_ETH_ALEN, &h,
+						rte_pktmbuf_pkt_len(m[i]), tx->port[index].mtu,
+						now) < 0)
+					tx->stats->rx_hello_rejected++;
+			}
+			rte_pktmbuf_free(m[i]);
+		}
+		total += n;
 	}
-	dp->stats.rx_hello++;
-	if (sb_peer_hello_rx(&dp->peers, p->index, buf + SB_ETH_ALEN, &h,
-			rte_pktmbuf_pkt_len(m), p->mtu, now) < 0)
-		dp->stats.rx_hello_rejected++;
-	rte_pktmbuf_free(m);
+	return total;
 }
 
 /* Queue a hello ahead of the port's data. */
 static void
 ctlq_put(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, bool probe)
 {
+	struct sb_dp_stats *st = dp->tx->stats;
+
 	if (p->ctlq.n == SB_CTLQ_CAP) {
 		rte_pktmbuf_free(m);
-		dp->stats.tx_hello_drop++;
+		st->tx_hello_drop++;
 		return;
 	}
 	p->ctlq.m[p->ctlq.n++] = m;
-	dp->stats.tx_hello++;
+	st->tx_hello++;
 	if (probe)
-		dp->stats.tx_probe++;
+		st->tx_probe++;
 }
 
 /*
@@ -141,18 +197,18 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		(unsigned int)p->mtu + SB_ETH_HLEN));
 	struct sb_hello h = {
 		.host_id = dp->conf.host_id,
-		.instance = dp->instance,
+		.instance = dp->tx->instance,
 		.port_index = p->index,
 		.n_ports = dp->n_ports,
 		.rate_kbps = (uint32_t)(p->rate_bps / 1000),
-		.interval_ms = dp->hello_interval_ms,
+		.interval_ms = dp->tx->hello_interval_ms,
 		.mtu = p->mtu,
 		.multiplier = dp->conf.hello_multiplier,
 		.probe_interval_ms = dp->conf.mtu_probe_interval_ms,
 		/* A unicast probe reaches one peer port: it repeats the last number rather
 		 * than leave a gap (counted as loss) at every other port on the switch. */
 		.hello_seq = dst[0] & 0x01 ? p->hello_seq : p->hello_seq - 1,
-		.tx_time_us = sb_peer_clock_us(&dp->peers, now),
+		.tx_time_us = sb_peer_clock_us(&dp->tx->peers, now),
 	};
 	struct rte_mbuf *m = rte_pktmbuf_alloc(dp->mp);
 	bool partial;
@@ -160,10 +216,10 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 	uint8_t *buf;
 
 	if (m == NULL) {
-		dp->stats.tx_nombuf++;
+		dp->tx->stats->tx_nombuf++;
 		return;
 	}
-	h.n_entries = sb_peer_hello_entries(&dp->peers, p->index, now, p->txq.n != 0, entries,
+	h.n_entries = sb_peer_hello_entries(&dp->tx->peers, p->index, now, p->txq.n != 0, entries,
 		RTE_MIN(max, (unsigned int)RTE_DIM(entries)), &p->entry_cursor, &partial);
 	if (partial)
 		h.flags |= SB_HELLO_F_PARTIAL;
@@ -176,7 +232,7 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 	if (len == 0) {
 		/* The pool's buffers are sized for the largest port MTU: cannot happen. */
 		rte_pktmbuf_free(m);
-		dp->stats.tx_nombuf++;
+		dp->tx->stats->tx_nombuf++;
 		return;
 	}
 	rte_pktmbuf_append(m, len);
@@ -196,8 +252,8 @@ probes_send(struct sb_dp *dp, struct sb_dp_port *p, uint64_t now)
 	unsigned int i, j;
 
 	hello_send(dp, p, hello_mac, p->mtu + SB_ETH_HLEN, now);
-	for (i = 0; i < dp->peers.n_peers; i++) {
-		const struct sb_peer *peer = &dp->peers.peer[i];
+	for (i = 0; i < dp->tx->peers.n_peers; i++) {
+		const struct sb_peer *peer = &dp->tx->peers.peer[i];
 
 		for (j = 0; j < peer->n_paths; j++) {
 			const struct sb_path *path = &peer->path[j];
@@ -215,12 +271,13 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 {
 	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
 	static const uint64_t link_poll_ms = 10;
-	bool poll = now - dp->last_link_poll >= link_poll_ms * dp->hz / 1000;
-	bool hello_due = now >= dp->next_hello;
+	struct sb_dp_tx *tx = dp->tx;
+	bool poll = now - tx->last_link_poll >= link_poll_ms * dp->hz / 1000;
+	bool hello_due = now >= tx->next_hello;
 	unsigned int i;
 
 	for (i = 0; i < dp->n_ports; i++) {
-		struct sb_dp_port *p = &dp->port[i];
+		struct sb_dp_port *p = &tx->port[i];
 		uint32_t bit = UINT32_C(1) << i;
 		bool up;
 
@@ -234,40 +291,40 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 				p->link_up = up;
 				DP_LOG(NOTICE, "port %u link %s", p->index, up ? "up" : "down");
 				if (!up)
-					sb_peer_port_down(&dp->peers, p->index, now);
+					sb_peer_port_down(&tx->peers, p->index, now);
 			}
 		}
 		if (!p->link_up)
 			continue;
-		if (dp->probe_period != 0 &&
-				(now >= p->next_probe || (dp->peers.probe_due & bit))) {
+		if (tx->probe_period != 0 &&
+				(now >= p->next_probe || (tx->peers.probe_due & bit))) {
 			/* A probe is a hello too: it replaces this round's plain one. */
-			dp->peers.probe_due &= ~bit;
-			p->next_probe = now + dp->probe_period;
+			tx->peers.probe_due &= ~bit;
+			p->next_probe = now + tx->probe_period;
 			probes_send(dp, p, now);
 		} else if (hello_due) {
 			hello_send(dp, p, hello_mac, 0, now);
 		}
 	}
 	if (poll)
-		dp->last_link_poll = now;
+		tx->last_link_poll = now;
 	if (hello_due) {
 		/* Keep the cadence (peers judge loss by it); re-anchor after a stall. */
-		dp->next_hello += dp->hello_period;
-		if (dp->next_hello <= now)
-			dp->next_hello = now + dp->hello_period;
+		tx->next_hello += tx->hello_period;
+		if (tx->next_hello <= now)
+			tx->next_hello = now + tx->hello_period;
 	}
-	sb_peer_tick(&dp->peers, now);
+	sb_peer_tick(&tx->peers, now);
 }
 
 void
 sb_dp_port_down(struct sb_dp *dp, struct sb_dp_port *p, uint64_t now)
 {
 	rte_pktmbuf_free_bulk(p->txq.m, p->txq.n);
-	dp->stats.tx_queue_drop += p->txq.n;
+	dp->tx->stats->tx_queue_drop += p->txq.n;
 	p->txq.n = 0;
 	rte_pktmbuf_free_bulk(p->ctlq.m, p->ctlq.n);
-	dp->stats.tx_hello_drop += p->ctlq.n;
+	dp->tx->stats->tx_hello_drop += p->ctlq.n;
 	p->ctlq.n = 0;
-	sb_peer_port_down(&dp->peers, p->index, now);
+	sb_peer_port_down(&dp->tx->peers, p->index, now);
 }

@@ -4,16 +4,31 @@
 
 /**
  * @file
- * Inside the datapath: the state of one lcore and the stages of its loop. Only app/datapath/
- * (and harnesses that play the lcore, such as bench_dp) include this.
+ * Inside the datapath: the state of its lcores (workers) and the stages of their loops. Only
+ * app/datapath/ (and harnesses that play an lcore, such as bench_dp and the fuzzer) include
+ * this. docs/design.md ("lcores") has the picture.
+ *
+ * Roles. One worker does everything (SB_DP_ROLE_ALL), or the work is split:
+ *  - the TX worker owns the peer table (hellos in and out, liveness, probes), every peer's
+ *    TX sequence and scheduler, the queue models and transmit side of every member port,
+ *    and reads the exception path (kernel -> peers) and the passthrough interfaces;
+ *  - each RX worker polls its share of the member ports (port i: RX worker i % n_rx), owns
+ *    the reorder window and data counts of its share of the peers (peer p: RX worker
+ *    p % n_rx) and writes to its own exception queue (peers -> kernel).
+ * Frames cross between workers on rte_rings only: hellos RX -> TX (hello_ring), data frames
+ * RX -> owning RX worker (its data_ring), and the table's events TX -> every RX worker
+ * (their msg_ring: peers, paths, a path going idle or down), which keep a replica of the
+ * table's lookup map. With one worker the same rings loop back to it, so there is one code
+ * path. A worker writes only its own state; the one exception is the per-path data counts
+ * the TX worker reads (relaxed loads) to report them in hellos.
  *
  * Files and who calls whom (no cycles):
- *   sb_dp.c        create/free and the loop   -> rx, tx, hello, cmd
- *   sb_dp_rx.c     ports -> reorder -> kernel  -> hello (hello input)
- *   sb_dp_tx.c     kernel -> shim -> ports
- *   sb_dp_hello.c  hellos in/out, carrier, peer and path events
- *   sb_dp_cmd.c    commands from the ring, snapshots -> hello (port down)
- *   sb_dp_stats.c  the counter table
+ *   sb_dp.c        create/free and the loops  -> rx, tx, hello, cmd
+ *   sb_dp_rx.c     ports -> reorder -> kernel, messages from the TX worker
+ *   sb_dp_tx.c     kernel -> shim -> ports, passthrough
+ *   sb_dp_hello.c  hellos in/out, carrier, peer and path events -> messages
+ *   sb_dp_cmd.c    commands from the rings, snapshots -> hello (port down)
+ *   sb_dp_stats.c  the counter tables
  */
 
 #include <stdbool.h>
@@ -47,6 +62,7 @@ struct sb_ctlq {
 	struct rte_mbuf *m[SB_CTLQ_CAP];
 };
 
+/** A member port as the TX worker sees it. */
 struct sb_dp_port {
 	uint16_t port_id;		/**< ethdev port. */
 	uint8_t index;			/**< Index in the config ([portN]). */
@@ -60,84 +76,182 @@ struct sb_dp_port {
 	uint32_t hello_seq;		/**< Next hello's sequence number on this port. */
 	unsigned int entry_cursor;	/**< Rotation of entries too many for one hello. */
 	uint64_t next_probe;		/**< TSC of the next full-size probe. */
+	uint16_t pt_port;		/**< Passthrough interface, RTE_MAX_ETHPORTS: none. */
+	uint8_t tx_blocked;		/**< The last flush left frames: the port is full. */
 	struct sb_ctlq ctlq;
 	struct sb_txq txq;
 } __rte_cache_aligned;
 
-/** Per-peer datapath state; index = peer table index. */
-struct sb_dp_peer {
+/** Per-peer TX state, owned by the TX worker; index = peer table index. */
+struct sb_dp_tx_peer {
 	uint32_t tx_seq;		/**< Next sequence number to send. */
-	bool ready;
 	uint8_t path_seq[SB_PEER_MAX_PATHS];	/**< Next shim path sequence per path. */
 	uint64_t rbusy_ns[SB_MAX_PORTS];	/**< Queue model of each of the peer's ports. */
 	struct sb_sched sched;
 	struct sb_sched_view view;
-	struct sb_reorder *reorder;
 	uint64_t path_tx[SB_PEER_MAX_PATHS];	/**< Frames sent per path. */
 	uint64_t path_tx_bytes[SB_PEER_MAX_PATHS];
+};
+
+/** Per-peer RX state, owned by the peer's RX worker; index = peer table index. */
+struct sb_dp_rx_peer {
+	struct sb_reorder *reorder;	/**< Created when the peer is first heard. */
 	uint64_t path_rx[SB_PEER_MAX_PATHS];	/**< Data frames received per path. */
 	uint64_t path_rx_bytes[SB_PEER_MAX_PATHS];
+	/** Data counts per path, read by the TX worker for its hello entries. */
+	struct sb_path_data data[SB_PEER_MAX_PATHS];
+} __rte_cache_aligned;
+
+/** Messages the TX worker sends every RX worker (their msg_ring). */
+enum sb_dp_msg_type {
+	SB_DP_MSG_PEER,		/**< Peer known (new, or its aggregate MAC changed). */
+	SB_DP_MSG_PEER_RESET,	/**< Peer restarted: its paths, window and counts start afresh. */
+	SB_DP_MSG_PATH,		/**< Path known (new, or its peer port's MAC changed). */
+	SB_DP_MSG_PATH_DOWN,	/**< Path down: its data count resyncs. */
+	SB_DP_MSG_RX_IDLE,	/**< The peer stopped sending on the path: out of the loss rule. */
 };
+
+/** One message, an element of the msg_ring (a multiple of 4 bytes). */
+struct sb_dp_msg {
+	uint8_t type;		/**< enum sb_dp_msg_type */
+	uint8_t peer;
+	uint8_t path;
+	uint8_t local_port;
+	uint8_t remote_port;
+	uint8_t pad;
+	uint8_t mac[SB_ETH_ALEN];
+	uint32_t host_id;
+};
+
+/** An RX worker. */
+struct sb_dp_rx {
+	unsigned int id;		/**< 0..n_rx-1: also its exception queue. */
+	unsigned int n_ports;		/**< Member ports it polls ... */
+	uint8_t ports[SB_MAX_PORTS];	/**< ... by index. */
+	uint8_t port_admin[SB_MAX_PORTS];	/**< Started by the operator (by index). */
+	struct sb_peer_map map;		/**< Replica of the table's lookup map. */
+	struct rte_ring *msg_ring;	/**< struct sb_dp_msg from the TX worker (SP/SC). */
+	struct rte_ring *data_ring;	/**< Frames for its peers from other RX workers (MP/SC). */
+	struct sb_txq exc_txq;		/**< Released frames waiting for the kernel. */
+	struct sb_txq pt_txq[SB_MAX_PORTS];	/**< Raw frames for passthrough (by index). */
+	uint64_t reorder_timeout;	/**< TSC cycles. */
+	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
+	struct sb_dp_stats *stats;	/**< &w->stats */
+};
+
+/** The TX worker's state. */
+struct sb_dp_tx {
+	struct sb_dp_port port[SB_MAX_PORTS];
+	struct sb_peer_table peers;
+	struct sb_dp_tx_peer peer[SB_MAX_PEERS];
+	uint64_t hello_period;		/**< TSC cycles. */
+	uint16_t hello_interval_ms;	/**< Announced in hellos. */
+	uint64_t probe_period;		/**< TSC cycles between full-size probes; 0 none. */
+	uint64_t next_hello;		/**< TSC of the next round of hellos. */
+	uint64_t last_link_poll;	/**< TSC of the last carrier check. */
+	uint32_t instance;
+	const struct sb_sched_ops *sched_ops;
+	unsigned int exc_next_queue;	/**< Exception queue to read first (round robin). */
+	/* frames read from the kernel that waited for a path with room (backpressure) */
+	uint16_t n_pending, pending_head;
+	struct rte_mbuf *pending[SB_BURST_MAX];
+	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
+	struct sb_dp_stats *stats;	/**< &w->stats */
+};
+
+/** One lcore of the datapath. */
+struct sb_dp_worker {
+	enum sb_dp_role role;
+	unsigned int lcore;		/**< EAL lcore it runs on (set at launch). */
+	struct sb_dp *dp;
+	struct sb_dp_tx *tx;		/**< TX side, or NULL. */
+	struct sb_dp_rx *rx;		/**< RX side, or NULL. */
+	struct rte_ring *cmd_ring;	/**< Commands from control (SP/SC). */
+	uint16_t max_batch;		/**< Deepest burst of this loop iteration. */
+	uint64_t busy_cycles;		/**< TSC cycles of iterations that moved frames. */
+	uint64_t total_cycles;		/**< TSC cycles in the loop, naps included. */
+	struct sb_dp_stats stats;	/**< Written by this worker only. */
+} __rte_cache_aligned;
 
 struct sb_dp {
 	struct sb_dp_conf conf;		/**< Copied at create; changed only by commands. */
 	struct rte_mempool *mp;
 	uint64_t hz;			/**< TSC cycles per second. */
-	uint64_t reorder_timeout;	/**< TSC cycles. */
-	uint64_t hello_period;		/**< TSC cycles. */
-	uint16_t hello_interval_ms;	/**< Announced in hellos. */
-	struct rte_ring *cmd_ring;	/**< Commands from control, drained by the lcore. */
 	unsigned int n_ports;
 	uint16_t exc_port;
 	uint16_t exc_mtu;
-	uint32_t instance;
-	const struct sb_sched_ops *sched_ops;
+	uint16_t n_exc_queues;		/**< One per RX worker. */
 	bool *stop;			/**< Set by the main lcore; read with __atomic_load_n. */
-	uint16_t max_batch;		/**< Deepest rx burst of this loop iteration. */
-	uint64_t next_hello;		/**< TSC of the next round of hellos. */
-	uint64_t probe_period;		/**< TSC cycles between full-size probes; 0 none. */
-	uint64_t last_link_poll;	/**< TSC of the last carrier check. */
+	uint8_t port_index[RTE_MAX_ETHPORTS];	/**< ethdev port -> member index, 0xff. */
 
-	struct sb_dp_stats stats;
-	struct sb_dp_port port[SB_MAX_PORTS];
-	struct sb_txq exc_txq;
-	/* frames read from the kernel that waited for a path with room (backpressure) */
-	uint16_t n_pending, pending_head;
-	struct rte_mbuf *pending[SB_BURST_MAX];
-
-	struct sb_peer_table peers;
-	struct sb_dp_peer dpeer[SB_MAX_PEERS];
+	unsigned int n_workers;
+	unsigned int n_rx;		/**< RX sides (the ALL worker has one). */
+	struct sb_dp_worker worker[SB_DP_MAX_WORKERS];
+	struct sb_dp_tx *tx;		/**< The TX side. */
+	struct sb_dp_rx *rx[SB_DP_MAX_WORKERS];	/**< RX sides, by RX id. */
+	struct rte_ring *hello_ring;	/**< Hellos from RX workers to the TX worker (MP/SC). */
+	struct sb_dp_rx_peer rx_peer[SB_MAX_PEERS];	/**< Each owned by one RX worker. */
 };
 
-/* Stages of one loop iteration. Each returns the number of frames it handled (harnesses
- * use it); the loop's nap decision uses max_batch. */
+/** @return the RX worker id owning member port @p index. */
+static inline unsigned int
+sb_dp_port_rx(const struct sb_dp *dp, unsigned int index)
+{
+	return index % dp->n_rx;
+}
 
-/** Read every started member port, parse, reorder, release in order (sb_dp_rx.c). */
-unsigned int sb_dp_rx_ports(struct sb_dp *dp, uint64_t now);
-/** Read the exception port, add shims, stripe onto port queues (sb_dp_tx.c). */
+/** @return the RX worker id owning peer @p peer (its window and data counts). */
+static inline unsigned int
+sb_dp_peer_rx(const struct sb_dp *dp, unsigned int peer)
+{
+	return peer % dp->n_rx;
+}
+
+/* Stages. Each returns the number of frames it handled. */
+
+/** RX worker: read its ports (and frames other RX workers passed it), parse, forward
+ *  hellos, reorder, release in order to its exception queue (sb_dp_rx.c). */
+unsigned int sb_dp_rx_ports(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now);
+/** RX worker: apply the TX worker's messages to its replica and windows (sb_dp_rx.c). */
+void sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx);
+/** RX worker: hand its exception and passthrough queues to the kernel (sb_dp_rx.c). */
+unsigned int sb_dp_rx_flush(struct sb_dp *dp, struct sb_dp_rx *rx);
+
+/** TX worker: read the exception path, add shims, stripe onto port queues (sb_dp_tx.c). */
 unsigned int sb_dp_tx_exception(struct sb_dp *dp, uint64_t now);
-/** Hand the software queues to the ports and the exception port (sb_dp_tx.c). */
-unsigned int sb_dp_flush(struct sb_dp *dp);
-/** Commands, carrier, hellos out, path expiry; every millisecond (sb_dp.c). */
-void sb_dp_housekeeping(struct sb_dp *dp, uint64_t now);
+/** TX worker: raw frames from the passthrough interfaces onto their ports (sb_dp_tx.c). */
+unsigned int sb_dp_tx_passthrough(struct sb_dp *dp, uint64_t now);
+/** TX worker: hand the ports' hello and data queues to the ports (sb_dp_tx.c). */
+unsigned int sb_dp_tx_flush(struct sb_dp *dp);
 
-/* sb_dp_hello.c */
+/**
+ * One iteration of worker @p w's loop: its stages, then (when @p housekeeping) its commands
+ * and, for the TX side, carrier, hellos and expiry. The lcore loop calls it; harnesses that
+ * play the lcore (bench_dp, fuzz_frame) call it directly.
+ * @return frames handled.
+ */
+unsigned int sb_dp_worker_poll(struct sb_dp_worker *w, uint64_t now, bool housekeeping);
 
-/** A hello arrived on @p p: decode it, update the peer table, act on its events. Consumes
- *  @p m. */
-void sb_dp_hello_input(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m,
-	uint64_t now);
+/* sb_dp_hello.c (TX worker) */
+
+/** Hellos the RX workers passed on: decode, update the peer table, act on its events. */
+unsigned int sb_dp_hello_input(struct sb_dp *dp, uint64_t now);
 /** Poll carriers, send the round of hellos when due, expire silent paths. */
 void sb_dp_hello_tick(struct sb_dp *dp, uint64_t now);
 /** Take port @p p out of service: drop its queues, every path over it down. */
 void sb_dp_port_down(struct sb_dp *dp, struct sb_dp_port *p, uint64_t now);
 /** The peer table's event handler (struct sb_peer_conf on_event; @p arg is the sb_dp). */
 void sb_dp_peer_event(void *arg, const struct sb_peer_event *ev);
+/** The peer table's source of data counts (struct sb_peer_conf data_rx). */
+void sb_dp_data_counts(void *arg, unsigned int peer, unsigned int path,
+	struct sb_path_data *out);
+/** Send @p msg to every RX worker. */
+void sb_dp_msg_all(struct sb_dp *dp, const struct sb_dp_msg *msg);
 
 /* sb_dp_cmd.c */
 
-/** Apply every command waiting on the ring. */
-void sb_dp_cmd_drain(struct sb_dp *dp, uint64_t now);
+/** Apply every command waiting on @p w's ring. */
+void sb_dp_cmd_drain(struct sb_dp_worker *w, uint64_t now);
 
 /** mbuf destructor for the reorder window's opaque objects. */
 void sb_dp_free_mbuf(void *obj, void *arg);
@@ -156,20 +270,25 @@ sb_txq_put(struct sb_txq *q, struct rte_mbuf *m, uint64_t *drops)
 }
 
 /**
- * Queue an inner frame for the kernel. A frame above the exception MTU (a peer whose links
- * have a larger MTU) is dropped and counted: the TAP PMD would refuse it for ever and
- * block the queue behind it.
+ * Queue an inner frame for the kernel on RX worker @p rx's exception queue. A frame above
+ * the exception MTU (a peer whose links have a larger MTU) is dropped and counted: the
+ * kernel side would refuse it for ever and block the queue behind it.
  */
 static inline void
-sb_dp_exc_put(struct sb_dp *dp, struct rte_mbuf *m)
+sb_dp_exc_put(struct sb_dp *dp, struct sb_dp_rx *rx, struct rte_mbuf *m)
 {
 	if (unlikely(rte_pktmbuf_pkt_len(m) > (uint32_t)dp->exc_mtu + RTE_ETHER_HDR_LEN +
 			RTE_VLAN_HLEN)) {
-		dp->stats.exc_too_big++;
+		rx->stats->exc_too_big++;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	sb_txq_put(&dp->exc_txq, m, &dp->stats.exc_tx_drop);
+	sb_txq_put(&rx->exc_txq, m, &rx->stats->exc_tx_drop);
 }
+
+/** Hand a queue's frames to an ethdev queue; what it refuses waits at the front.
+ *  @param frames, bytes  Counters of what was accepted (@p bytes may be NULL). */
+void sb_dp_queue_flush(uint16_t port_id, uint16_t queue, struct rte_mbuf **m, uint16_t *n,
+	uint64_t *frames, uint64_t *bytes);
 
 #endif /* SB_DP_INT_H */

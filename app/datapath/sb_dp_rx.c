@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Receive side of the datapath: member ports -> parse -> reorder -> exception port. */
+/* Receive side of the datapath (RX workers): member ports -> parse -> reorder -> exception
+ * path; raw frames to the passthrough interfaces; the TX worker's messages. */
+#include <string.h>
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -8,7 +11,7 @@
 
 /* Turn a received DATA frame back into the inner Ethernet frame, in place. */
 static inline void
-decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, const struct sb_peer *peer)
+decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, const uint8_t *peer_mac)
 {
 	uint8_t *b;
 
@@ -17,70 +20,109 @@ decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, const st
 		 * addresses in front of it (receiver = us, sender = the peer). */
 		b = rte_pktmbuf_mtod(m, uint8_t *) + SB_WIRE_OVERHEAD;
 		rte_memcpy(b, dp->conf.mac, SB_ETH_ALEN);
-		rte_memcpy(b + SB_ETH_ALEN, peer->agg_mac, SB_ETH_ALEN);
+		rte_memcpy(b + SB_ETH_ALEN, peer_mac, SB_ETH_ALEN);
 		rte_pktmbuf_adj(m, SB_WIRE_OVERHEAD);
 	} else {
 		rte_pktmbuf_adj(m, SB_HDR_LEN);
 	}
 }
 
-static void
-rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
+/* Hand a frame that arrived on member port @p index to another worker's ring, or count the
+ * loss. The mbuf carries the port's ethdev id (not every driver sets it: the ring PMD
+ * does not). */
+static inline void
+pass_on(struct sb_dp *dp, struct sb_dp_rx *rx, struct rte_ring *r, unsigned int index,
+	struct rte_mbuf *m)
 {
-	struct sb_dp_stats *st = &dp->stats;
+	m->port = dp->conf.port[index].port_id;
+	if (unlikely(rte_ring_enqueue(r, m) != 0)) {
+		rx->stats->ring_full++;
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* One frame from member port @p index (read by this worker, or passed on by the RX worker
+ * polling that port). */
+static void
+rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbuf *m,
+	uint64_t now)
+{
+	struct sb_dp_stats *st = rx->stats;
 	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t wire_len = rte_pktmbuf_pkt_len(m);
-	struct sb_dp_peer *dpeer;
+	struct sb_dp_rx_peer *rp;
 	struct sb_shim shim;
-	unsigned int path;
+	unsigned int path, owner;
 	size_t off;
 	enum sb_wire_err e;
 	int pi;
 
 	e = sb_wire_parse(buf, rte_pktmbuf_data_len(m), &shim, &off);
 	if (unlikely(e != SB_WIRE_OK)) {
-		if (e == SB_WIRE_E_FOREIGN)
+		if (e == SB_WIRE_E_FOREIGN) {
+			/* Raw traffic (DHCP, PXE, LLDP, management): the port's kernel
+			 * interface gets it as it came, when the port has one. */
 			st->rx_foreign++;
-		else
+			if (dp->conf.port[index].pt_port != RTE_MAX_ETHPORTS) {
+				if (sb_txq_put(&rx->pt_txq[index], m, &st->rx_passthrough_drop))
+					st->rx_passthrough++;
+				return;
+			}
+		} else {
 			st->rx_err[e]++;
+		}
 		rte_pktmbuf_free(m);
 		return;
 	}
 	/* No peer sends more than our MTU (hellos told it); a longer frame is not a peer's. */
-	if (unlikely(wire_len > (uint32_t)p->mtu + SB_ETH_HLEN + RTE_VLAN_HLEN)) {
+	if (unlikely(wire_len > (uint32_t)dp->conf.port[index].mtu + SB_ETH_HLEN +
+			RTE_VLAN_HLEN)) {
 		st->rx_err[SB_WIRE_E_OVERSIZE]++;
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (shim.type == SB_WIRE_HELLO) {
-		sb_dp_hello_input(dp, p, m, now);
+		/* The peer table lives with the TX worker. */
+		pass_on(dp, rx, dp->hello_ring, index, m);
 		return;
 	}
 
 	/* The outer source MAC and the shim's path id name the FIFO this frame came through. */
-	pi = sb_peer_lookup_rx(&dp->peers, p->index, buf + SB_ETH_ALEN, shim.path, &path);
+	pi = sb_peer_map_lookup(&rx->map, index, buf + SB_ETH_ALEN, shim.path, &path);
 	if (unlikely(pi < 0)) {
 		st->rx_unknown_peer++;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	dpeer = &dp->dpeer[pi];
-	decap(dp, m, &shim, &dp->peers.peer[pi]);
+	owner = sb_dp_peer_rx(dp, pi);
+	if (owner != rx->id) {
+		/* Another worker owns this peer's window: it reads the frame again. */
+		st->rx_forwarded++;
+		pass_on(dp, rx, dp->rx[owner]->data_ring, index, m);
+		return;
+	}
+	rp = &dp->rx_peer[pi];
+	if (unlikely(rp->reorder == NULL)) {
+		st->rx_out_of_range++;	/* no window: it could not be created */
+		rte_pktmbuf_free(m);
+		return;
+	}
+	decap(dp, m, &shim, rx->map.peer[pi].agg_mac);
 
 	st->rx_data++;
-	dpeer->path_rx[path]++;
-	dpeer->path_rx_bytes[path] += wire_len;
-	sb_peer_data_rx(&dp->peers, pi, path, shim.path_seq, wire_len);
+	rp->path_rx[path]++;
+	rp->path_rx_bytes[path] += wire_len;
+	sb_path_data_account(&rp->data[path], shim.path_seq, wire_len);
 	/* Data on a path makes it count in the loss rule until the peer says it stopped
-	 * (SB_PEER_EV_RX_IDLE): activated before the frame goes in, so no gap this path
+	 * (SB_DP_MSG_RX_IDLE): activated before the frame goes in, so no gap this path
 	 * could still fill is declared lost meanwhile. */
-	sb_reorder_path_set_active(dpeer->reorder, path, true);
-	switch (sb_reorder_insert(dpeer->reorder, path, shim.seq, m, now)) {
+	sb_reorder_path_set_active(rp->reorder, path, true);
+	switch (sb_reorder_insert(rp->reorder, path, shim.seq, m, now)) {
 	case SB_REORDER_HELD:
 		break;
 	case SB_REORDER_LATE_DELIVERED:
 		st->rx_late_delivered++;
-		sb_dp_exc_put(dp, m);
+		sb_dp_exc_put(dp, rx, m);
 		break;
 	case SB_REORDER_LATE_DROPPED:
 		st->rx_late_dropped++;
@@ -103,60 +145,77 @@ rx_one(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, uint64_t now)
 	}
 }
 
-/* Move every frame the reorder windows can release to the exception queue. */
+/* Move every frame this worker's windows can release to its exception queue. */
 static void
-release_in_order(struct sb_dp *dp, uint64_t now)
+release_in_order(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
 {
 	struct rte_mbuf *out[SB_BURST_MAX];
 	unsigned int i, j, n;
 
-	for (i = 0; i < dp->peers.n_peers; i++) {
-		struct sb_dp_peer *dpeer = &dp->dpeer[i];
+	for (i = rx->id; i < rx->map.n_peers; i += dp->n_rx) {
+		struct sb_reorder *r = dp->rx_peer[i].reorder;
 
-		if (!dpeer->ready)
+		if (r == NULL)
 			continue;
 		do {
-			n = sb_reorder_drain(dpeer->reorder, (void **)out, RTE_DIM(out), now);
+			n = sb_reorder_drain(r, (void **)out, RTE_DIM(out), now);
 			for (j = 0; j < n; j++)
-				sb_dp_exc_put(dp, out[j]);
+				sb_dp_exc_put(dp, rx, out[j]);
 		} while (n == RTE_DIM(out));
 	}
 }
 
-/* Read one burst from every started port. @return frames read; *full set when some port
- * filled the burst (more may be waiting in its ring). */
+/* Read one burst from every started port of this worker and its input ring. @return frames
+ * read; *full set when a burst came back full (more may be waiting). */
 static unsigned int
-rx_round(struct sb_dp *dp, uint64_t now, bool *full)
+rx_round(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, bool *full,
+	uint16_t *max_batch)
 {
 	struct rte_mbuf *pkts[SB_BURST_MAX];
 	unsigned int i, j, n, total = 0;
+	uint16_t burst = dp->conf.burst;
 
-	for (i = 0; i < dp->n_ports; i++) {
-		struct sb_dp_port *p = &dp->port[i];
+	for (i = 0; i < rx->n_ports; i++) {
+		unsigned int index = rx->ports[i];
 
-		if (unlikely(!p->admin_up))
+		if (unlikely(!rx->port_admin[index]))
 			continue;
-		n = rte_eth_rx_burst(p->port_id, 0, pkts, dp->conf.burst);
+		n = rte_eth_rx_burst(dp->conf.port[index].port_id, 0, pkts, burst);
 		if (n == 0)
 			continue;
-		if (n == dp->conf.burst)
+		if (n == burst)
 			*full = true;
-		dp->max_batch = RTE_MAX(dp->max_batch, n);
+		*max_batch = RTE_MAX(*max_batch, n);
 		total += n;
-		dp->stats.rx += n;
+		rx->stats->rx += n;
 		for (j = 0; j < n && j < 4; j++)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));
 		for (j = 0; j < n; j++) {
 			if (j + 4 < n)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[j + 4], void *));
-			rx_one(dp, p, pkts[j], now);
+			rx_one(dp, rx, index, pkts[j], now);
 		}
 	}
-	return total;
+	/* Frames of our peers that arrived on other workers' ports. */
+	n = rte_ring_dequeue_burst(rx->data_ring, (void **)pkts, burst, NULL);
+	if (n == burst)
+		*full = true;
+	*max_batch = RTE_MAX(*max_batch, n);
+	for (j = 0; j < n; j++) {
+		uint16_t pid = pkts[j]->port;
+		unsigned int index = pid < RTE_MAX_ETHPORTS ? dp->port_index[pid] : UINT8_MAX;
+
+		if (unlikely(index >= dp->n_ports)) {
+			rte_pktmbuf_free(pkts[j]);
+			continue;
+		}
+		rx_one(dp, rx, index, pkts[j], now);
+	}
+	return total + n;
 }
 
 unsigned int
-sb_dp_rx_ports(struct sb_dp *dp, uint64_t now)
+sb_dp_rx_ports(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
 {
 	/* Enough rounds to empty rings of a few thousand frames. */
 	static const unsigned int max_rounds = 64;
@@ -170,10 +229,103 @@ sb_dp_rx_ports(struct sb_dp *dp, uint64_t now)
 	 */
 	do {
 		full = false;
-		total += rx_round(dp, now, &full);
+		total += rx_round(dp, rx, now, &full, &rx->w->max_batch);
 	} while (full && ++rounds < max_rounds);
 	/* Drained every iteration, not only after arrivals: the gap timeout must fire even
 	 * when nothing comes in. */
-	release_in_order(dp, now);
+	release_in_order(dp, rx, now);
 	return total;
+}
+
+/* A peer this worker owns was heard for the first time: its window. Created here, by its
+ * owner, once per peer (rare), so memory follows the peers actually seen. */
+static void
+window_create(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer)
+{
+	struct sb_reorder_conf rc = {
+		.window = dp->conf.reorder_window,
+		.late_policy = dp->conf.late_policy,
+		.timeout = rx->reorder_timeout,
+	};
+	struct sb_dp_rx_peer *rp = &dp->rx_peer[peer];
+
+	if (rp->reorder != NULL)
+		return;
+	rp->reorder = sb_reorder_create(&rc);
+	if (rp->reorder == NULL)
+		DP_LOG(ERR, "peer %u: no memory for its reorder window: its data is dropped",
+			rx->map.peer[peer].host_id);
+}
+
+void
+sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
+{
+	struct sb_dp_msg msg[32];
+	unsigned int i, n;
+
+	while ((n = rte_ring_dequeue_burst_elem(rx->msg_ring, msg, sizeof(msg[0]),
+			RTE_DIM(msg), NULL)) > 0) {
+		for (i = 0; i < n; i++) {
+			const struct sb_dp_msg *g = &msg[i];
+			bool mine = sb_dp_peer_rx(dp, g->peer) == rx->id;
+			struct sb_dp_rx_peer *rp = &dp->rx_peer[g->peer];
+
+			switch (g->type) {
+			case SB_DP_MSG_PEER:
+				sb_peer_map_set_peer(&rx->map, g->peer, g->host_id, g->mac);
+				if (mine)
+					window_create(dp, rx, g->peer);
+				break;
+			case SB_DP_MSG_PEER_RESET:
+				sb_peer_map_reset_peer(&rx->map, g->peer);
+				if (!mine || rp->reorder == NULL)
+					break;
+				/* Its sequence numbers start afresh and its paths are learnt
+				 * again: forget what we held and counted for it. */
+				sb_reorder_reset(rp->reorder, sb_dp_free_mbuf, NULL);
+				for (unsigned int j = 0; j < SB_PEER_MAX_PATHS; j++)
+					sb_reorder_path_set_active(rp->reorder, j, false);
+				memset(rp->path_rx, 0, sizeof(rp->path_rx));
+				memset(rp->path_rx_bytes, 0, sizeof(rp->path_rx_bytes));
+				memset(rp->data, 0, sizeof(rp->data));
+				break;
+			case SB_DP_MSG_PATH:
+				sb_peer_map_set_path(&rx->map, g->peer, g->path, g->local_port,
+					g->remote_port, g->mac);
+				break;
+			case SB_DP_MSG_PATH_DOWN:
+				if (mine)
+					sb_path_data_resync(&rp->data[g->path]);
+				break;
+			case SB_DP_MSG_RX_IDLE:
+				/* The peer stopped sending on it (it said so in a hello that
+				 * followed its last data on this FIFO path): the loss rule must
+				 * not wait for it. */
+				if (mine && rp->reorder != NULL)
+					sb_reorder_path_set_active(rp->reorder, g->path, false);
+				break;
+			default:
+				break;
+			}
+		}
+	}
+}
+
+unsigned int
+sb_dp_rx_flush(struct sb_dp *dp, struct sb_dp_rx *rx)
+{
+	uint64_t before = rx->stats->exc_tx, sent = 0;
+	unsigned int i;
+
+	sb_dp_queue_flush(dp->exc_port, rx->id, rx->exc_txq.m, &rx->exc_txq.n,
+		&rx->stats->exc_tx, NULL);
+	for (i = 0; i < rx->n_ports; i++) {
+		unsigned int index = rx->ports[i];
+		uint16_t pt = dp->conf.port[index].pt_port;
+
+		if (pt != RTE_MAX_ETHPORTS)
+			sb_dp_queue_flush(pt, 0, rx->pt_txq[index].m, &rx->pt_txq[index].n, &sent,
+				NULL);
+	}
+	return rx->stats->exc_tx - before + sent;
 }

@@ -18,14 +18,16 @@ static const struct stat_field tx_fields[] = {
 	FIELD(exc_rx), FIELD(tx_data), FIELD(tx_data_bytes), FIELD(tx_flood),
 	FIELD(tx_flood_copies), FIELD(tx_hello), FIELD(tx_probe), FIELD(tx_hello_drop),
 	FIELD(tx_no_path), FIELD(tx_too_big), FIELD(tx_backpressure), FIELD(tx_queue_drop),
-	FIELD(tx_nombuf),
-	FIELD(rx), FIELD(rx_data), FIELD(rx_hello), FIELD(rx_foreign),
+	FIELD(tx_nombuf), FIELD(tx_passthrough), FIELD(tx_passthrough_drop),
+	FIELD(rx), FIELD(rx_data), FIELD(rx_hello), FIELD(rx_foreign), FIELD(rx_passthrough),
+	FIELD(rx_passthrough_drop),
 };
 
 static const struct stat_field rx_fields[] = {
 	FIELD(rx_unknown_peer), FIELD(rx_hello_rejected), FIELD(rx_late_dropped),
 	FIELD(rx_late_delivered), FIELD(rx_duplicate), FIELD(rx_out_of_range), FIELD(rx_stray),
-	FIELD(exc_tx), FIELD(exc_tx_drop), FIELD(exc_too_big), FIELD(loops), FIELD(idle_sleeps),
+	FIELD(rx_forwarded), FIELD(ring_full), FIELD(exc_tx), FIELD(exc_tx_drop), FIELD(exc_too_big),
+	FIELD(loops), FIELD(idle_sleeps),
 };
 
 static uint64_t
@@ -59,14 +61,15 @@ sb_dp_path_info(const struct sb_snapshot *s, unsigned int peer, unsigned int pat
 	const struct sb_peer *p;
 	const struct sb_path *pa;
 	const struct sb_snap_peer *sp;
-	uint64_t all;
+	uint64_t all, lost;
 
 	if (peer >= s->peers.n_peers || path >= s->peers.peer[peer].n_paths)
 		return -EINVAL;
 	p = &s->peers.peer[peer];
 	pa = &p->path[path];
 	sp = &s->peer[peer];
-	all = (uint64_t)pa->rx.rx_frames + pa->rx.lost_frames;
+	lost = (uint64_t)pa->rx.hello_lost + sp->path_data[path].lost;
+	all = pa->rx.hellos_rx + sp->path_data[path].frames + lost;
 	*pi = (struct sb_path_info){
 		.peer = p->host_id,
 		.port = pa->local_port,
@@ -88,9 +91,8 @@ sb_dp_path_info(const struct sb_snapshot *s, unsigned int peer, unsigned int pat
 		.stripe_exits = pa->stripe_exits,
 		.tx_loss_ppm = pa->fb.loss_ppm,
 		.tx_lost = pa->fb.lost_frames,
-		.rx_lost = pa->rx.lost_frames,
-		.rx_loss_ppm = all != 0 ? (uint32_t)(pa->rx.lost_frames * UINT64_C(1000000) / all) :
-			0,
+		.rx_lost = (uint32_t)lost,
+		.rx_loss_ppm = all != 0 ? (uint32_t)(lost * UINT64_C(1000000) / all) : 0,
 		.tx_rate_kbps = pa->fb.rate_kbps,
 		.rx_rate_kbps = pa->rx.rate_kbps,
 		.tx_owd_us = pa->fb.owd_us,
@@ -129,4 +131,19 @@ sb_dp_path_info_foreach(const struct sb_path_info *pi,
 	num("rx_rate_kbps", pi->rx_rate_kbps, arg);
 	num("tx_owd_us", pi->tx_owd_us, arg);
 	num("tx_owd_min_us", pi->tx_owd_min_us, arg);
+}
+
+const char *
+sb_dp_role_str(unsigned int role)
+{
+	switch (role) {
+	case SB_DP_ROLE_ALL:
+		return "all";
+	case SB_DP_ROLE_TX:
+		return "tx";
+	case SB_DP_ROLE_RX:
+		return "rx";
+	default:
+		return "?";
+	}
 }

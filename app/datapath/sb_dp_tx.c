@@ -13,8 +13,8 @@
 static void
 view_refresh(struct sb_dp *dp, unsigned int pi, uint64_t now_ns)
 {
-	const struct sb_peer *peer = &dp->peers.peer[pi];
-	struct sb_dp_peer *dpeer = &dp->dpeer[pi];
+	const struct sb_peer *peer = &dp->tx->peers.peer[pi];
+	struct sb_dp_tx_peer *dpeer = &dp->tx->peer[pi];
 	struct sb_sched_view *v = &dpeer->view;
 	unsigned int j;
 
@@ -22,7 +22,7 @@ view_refresh(struct sb_dp *dp, unsigned int pi, uint64_t now_ns)
 	v->now_ns = now_ns;
 	for (j = 0; j < peer->n_paths; j++) {
 		const struct sb_path *path = &peer->path[j];
-		const struct sb_dp_port *p = &dp->port[path->local_port];
+		const struct sb_dp_port *p = &dp->tx->port[path->local_port];
 		uint64_t remote = (uint64_t)path->remote_rate_kbps * 1000;
 		struct sb_sched_path *sp = &v->path[j];
 
@@ -33,9 +33,11 @@ view_refresh(struct sb_dp *dp, unsigned int pi, uint64_t now_ns)
 		sp->remote_rate_bps = remote != 0 && (remote < p->rate_bps ||
 			path->remote_fanin > 1) ? remote : 0;
 		sp->rbusy_until_ns = dpeer->rbusy_ns[path->remote_port];
-		/* A port whose software queue still holds frames is full: that is the
-		 * "skip paths whose TX queue is full" rule, on real NICs and on veths. */
-		sp->usable = path->usable && p->link_up && p->admin_up && p->txq.n == 0;
+		/* A port that refused frames at the last flush (its ring is full) is full:
+		 * that is the "skip paths whose TX queue is full" rule, on real NICs and on
+		 * veths. Frames queued since then go out at the next flush. */
+		sp->usable = path->usable && p->link_up && p->admin_up && !p->tx_blocked &&
+			p->txq.n < SB_TXQ_CAP;
 	}
 }
 
@@ -48,9 +50,9 @@ view_refresh(struct sb_dp *dp, unsigned int pi, uint64_t now_ns)
 static int
 send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uint64_t now_ns)
 {
-	struct sb_dp_stats *st = &dp->stats;
-	struct sb_dp_peer *dpeer = &dp->dpeer[pi];
-	const struct sb_peer *peer = &dp->peers.peer[pi];
+	struct sb_dp_stats *st = dp->tx->stats;
+	struct sb_dp_tx_peer *dpeer = &dp->tx->peer[pi];
+	const struct sb_peer *peer = &dp->tx->peers.peer[pi];
 	struct sb_shim shim = { .type = SB_WIRE_DATA };
 	const struct sb_path *path;
 	struct sb_dp_port *p;
@@ -78,7 +80,7 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 		return -EAGAIN;
 	}
 	path = &peer->path[j];
-	p = &dp->port[path->local_port];
+	p = &dp->tx->port[path->local_port];
 	if (unlikely(wire_len - SB_ETH_HLEN > sb_path_mtu(path, p->mtu))) {
 		st->tx_too_big++;
 		rte_pktmbuf_free(m);
@@ -119,14 +121,14 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 static int
 send_flood(struct sb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
 {
-	struct sb_dp_stats *st = &dp->stats;
+	struct sb_dp_stats *st = dp->tx->stats;
 	unsigned int i, n = 0, last = 0;
 
-	for (i = 0; i < dp->peers.n_peers; i++) {
-		if (dp->peers.peer[i].n_usable == 0)
+	for (i = 0; i < dp->tx->peers.n_peers; i++) {
+		if (dp->tx->peers.peer[i].n_usable == 0)
 			continue;
 		view_refresh(dp, i, now_ns);
-		if (sb_sched_eligible(&dp->dpeer[i].view) == 0) {
+		if (sb_sched_eligible(&dp->tx->peer[i].view) == 0) {
 			st->tx_backpressure++;
 			return -EAGAIN;
 		}
@@ -139,10 +141,10 @@ send_flood(struct sb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
 		return 0;
 	}
 	st->tx_flood++;
-	for (i = 0; i < dp->peers.n_peers; i++) {
+	for (i = 0; i < dp->tx->peers.n_peers; i++) {
 		struct rte_mbuf *c;
 
-		if (dp->peers.peer[i].n_usable == 0)
+		if (dp->tx->peers.peer[i].n_usable == 0)
 			continue;
 		if (i == last) {
 			c = m;
@@ -163,20 +165,28 @@ send_flood(struct sb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
 unsigned int
 sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 {
-	struct sb_dp_stats *st = &dp->stats;
+	struct sb_dp_stats *st = dp->tx->stats;
 	uint64_t now_ns = sb_tsc_to_ns(now, dp->hz);
 	unsigned int done = 0;
 
 	/* Read from the kernel only when nothing is waiting: while every path is full the
 	 * frames stay in the TAP queue and the kernel sees backpressure, not loss. */
-	if (dp->n_pending == 0) {
-		dp->n_pending = rte_eth_rx_burst(dp->exc_port, 0, dp->pending, dp->conf.burst);
-		dp->pending_head = 0;
-		st->exc_rx += dp->n_pending;
-		dp->max_batch = RTE_MAX(dp->max_batch, dp->n_pending);
+	if (dp->tx->n_pending == 0) {
+		struct sb_dp_tx *tx = dp->tx;
+		unsigned int q;
+
+		/* Every exception queue (one per RX worker) in turn, from a rotating start. */
+		for (q = 0; q < dp->n_exc_queues && tx->n_pending == 0; q++)
+			tx->n_pending = rte_eth_rx_burst(dp->exc_port,
+				(tx->exc_next_queue + q) % dp->n_exc_queues, tx->pending,
+				dp->conf.burst);
+		tx->exc_next_queue = (tx->exc_next_queue + 1) % dp->n_exc_queues;
+		tx->pending_head = 0;
+		st->exc_rx += dp->tx->n_pending;
+		dp->tx->w->max_batch = RTE_MAX(dp->tx->w->max_batch, dp->tx->n_pending);
 	}
-	while (dp->pending_head < dp->n_pending) {
-		struct rte_mbuf *m = dp->pending[dp->pending_head];
+	while (dp->tx->pending_head < dp->tx->n_pending) {
+		struct rte_mbuf *m = dp->tx->pending[dp->tx->pending_head];
 		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 		int pi;
 
@@ -184,25 +194,66 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 			st->tx_too_big++;
 			rte_pktmbuf_free(m);
 		} else if (rte_is_multicast_ether_addr(&eth->dst_addr) ||
-				(pi = sb_peer_lookup_mac(&dp->peers, eth->dst_addr.addr_bytes)) < 0) {
+				(pi = sb_peer_lookup_mac(&dp->tx->peers, eth->dst_addr.addr_bytes)) < 0) {
 			if (send_flood(dp, m, now_ns) == -EAGAIN)
 				break;
 		} else if (send_data(dp, pi, m, memcmp(eth->src_addr.addr_bytes, dp->conf.mac,
 				SB_ETH_ALEN) == 0, now_ns) == -EAGAIN) {
 			break;
 		}
-		dp->pending_head++;
+		dp->tx->pending_head++;
 		done++;
 	}
-	if (dp->pending_head == dp->n_pending)
-		dp->n_pending = 0;
+	if (dp->tx->pending_head == dp->tx->n_pending)
+		dp->tx->n_pending = 0;
 	return done;
 }
 
-/* Hand a queue's frames to a port; what it refuses waits at the front of the queue. */
-static void
-queue_flush(uint16_t port_id, struct rte_mbuf **m, uint16_t *n, uint64_t *frames,
-	uint64_t *bytes)
+unsigned int
+sb_dp_tx_passthrough(struct sb_dp *dp, uint64_t now)
+{
+	struct rte_mbuf *pkts[SB_BURST_MAX];
+	uint64_t now_ns = sb_tsc_to_ns(now, dp->hz);
+	unsigned int i, j, n, total = 0;
+
+	for (i = 0; i < dp->n_ports; i++) {
+		struct sb_dp_port *p = &dp->tx->port[i];
+		uint16_t room;
+
+		if (p->pt_port == RTE_MAX_ETHPORTS)
+			continue;
+		/* Read no more than the port's queue takes: the rest waits in the kernel. */
+		room = SB_TXQ_CAP - p->txq.n;
+		n = rte_eth_rx_burst(p->pt_port, 0, pkts, RTE_MIN(room, dp->conf.burst));
+		for (j = 0; j < n; j++) {
+			struct rte_mbuf *m = pkts[j];
+			uint32_t len = rte_pktmbuf_pkt_len(m);
+			const struct rte_ether_hdr *eth =
+				rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+			if (!p->admin_up || !p->link_up || len < RTE_ETHER_HDR_LEN ||
+					rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN ||
+					len > (uint32_t)p->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN ||
+					eth->ether_type == rte_cpu_to_be_16(SB_ETHER_TYPE)) {
+				dp->tx->stats->tx_passthrough_drop++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
+			/* It shares the link with the stripe: the queue model counts it. */
+			p->busy_until_ns = RTE_MAX(p->busy_until_ns, now_ns) +
+				sb_sched_tx_ns(len, p->rate_bps);
+			if (sb_txq_put(&p->txq, m, &dp->tx->stats->tx_passthrough_drop))
+				dp->tx->stats->tx_passthrough++;
+		}
+		total += n;
+		dp->tx->w->max_batch = RTE_MAX(dp->tx->w->max_batch, n);
+	}
+	return total;
+}
+
+void
+sb_dp_queue_flush(uint16_t port_id, uint16_t queue, struct rte_mbuf **m, uint16_t *n,
+	uint64_t *frames, uint64_t *bytes)
 {
 	uint16_t sent, i;
 
@@ -211,7 +262,7 @@ queue_flush(uint16_t port_id, struct rte_mbuf **m, uint16_t *n, uint64_t *frames
 	if (bytes != NULL)
 		for (i = 0; i < *n; i++)
 			*bytes += rte_pktmbuf_pkt_len(m[i]);
-	sent = rte_eth_tx_burst(port_id, 0, m, *n);
+	sent = rte_eth_tx_burst(port_id, queue, m, *n);
 	*frames += sent;
 	if (sent < *n) {
 		/* The rest waits for the next flush; the port counts as full meanwhile. */
@@ -224,22 +275,25 @@ queue_flush(uint16_t port_id, struct rte_mbuf **m, uint16_t *n, uint64_t *frames
 }
 
 unsigned int
-sb_dp_flush(struct sb_dp *dp)
+sb_dp_tx_flush(struct sb_dp *dp)
 {
+	uint64_t before = 0, after = 0;
 	unsigned int i;
-	uint64_t before = dp->stats.exc_tx;
 
 	for (i = 0; i < dp->n_ports; i++) {
-		struct sb_dp_port *p = &dp->port[i];
+		struct sb_dp_port *p = &dp->tx->port[i];
 
 		if (!p->admin_up)
 			continue;
+		before += p->tx_frames;
 		/* Hellos first: they must not wait behind a saturated path's data. */
-		queue_flush(p->port_id, p->ctlq.m, &p->ctlq.n, &p->tx_frames, &p->tx_bytes);
+		sb_dp_queue_flush(p->port_id, 0, p->ctlq.m, &p->ctlq.n, &p->tx_frames,
+			&p->tx_bytes);
 		if (p->ctlq.n == 0)
-			queue_flush(p->port_id, p->txq.m, &p->txq.n, &p->tx_frames,
+			sb_dp_queue_flush(p->port_id, 0, p->txq.m, &p->txq.n, &p->tx_frames,
 				&p->tx_bytes);
+		p->tx_blocked = p->txq.n != 0 || p->ctlq.n != 0;
+		after += p->tx_frames;
 	}
-	queue_flush(dp->exc_port, dp->exc_txq.m, &dp->exc_txq.n, &dp->stats.exc_tx, NULL);
-	return dp->stats.exc_tx - before;
+	return (unsigned int)(after - before);
 }

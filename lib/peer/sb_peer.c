@@ -38,6 +38,7 @@ sb_peer_table_init(struct sb_peer_table *t, const struct sb_peer_conf *conf)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	t->conf = *conf;
+	sb_peer_map_init(&t->map);
 	t->loss_sample_period = (uint64_t)conf->loss_window_ms * conf->hz / 1000 /
 		(SB_PEER_LOSS_SAMPLES - 1);
 	t->owd_epoch_len = OWD_EPOCH_S * conf->hz;
@@ -81,13 +82,15 @@ peer_find(const struct sb_peer_table *t, uint32_t host_id)
 }
 
 static void
-peer_reset_paths(struct sb_peer *p)
+peer_reset_paths(struct sb_peer_table *t, unsigned int idx)
 {
+	struct sb_peer *p = &t->peer[idx];
+
 	p->n_paths = 0;
 	p->n_up = 0;
 	p->n_usable = 0;
 	memset(p->path, 0, sizeof(p->path));
-	memset(p->path_of, -1, sizeof(p->path_of));
+	sb_peer_map_reset_peer(&t->map, idx);
 }
 
 /* Usable = in the stripe: UP, our full-size probes arrive (or we send none), loss below the
@@ -157,10 +160,10 @@ path_set_state(struct sb_peer_table *t, unsigned int pi, unsigned int j,
 	}
 	if (st == SB_PATH_DOWN) {
 		/* Nothing arrives any more: the peer's frames stop counting in our loss rule;
-		 * sequence gaps across the outage are not loss; the loss window restarts. */
+		 * sequence gaps across the outage are not loss (the data owner resyncs on
+		 * PATH_DOWN too); the loss window restarts. */
 		remote_tx_set(t, pi, j, false);
 		path->rx.hseq_valid = 0;
-		path->rx.pseq_valid = 0;
 		path->fb.last_echo = 0;
 		path->fb.mtu_ok = 0;
 		path->fb.lossy = 0;
@@ -170,12 +173,12 @@ path_set_state(struct sb_peer_table *t, unsigned int pi, unsigned int j,
 	path_eval(t, pi, j);
 }
 
-/* Count frames a sequence jump shows missing. */
+/* Count hellos a sequence jump shows missing. */
 static void
 count_gap(struct sb_path_rx *rx, uint32_t gap)
 {
 	if (gap != 0 && gap < MAX_COUNTED_GAP)
-		rx->lost_frames += gap;
+		rx->hello_lost += gap;
 }
 
 /* Add the peer's latest report to the loss window and judge the path. */
@@ -286,7 +289,8 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		p->instance = h->instance;
 		p->owd_epoch = now;
 		memcpy(p->agg_mac, h->agg_mac, SB_ETH_ALEN);
-		peer_reset_paths(p);
+		sb_peer_map_set_peer(&t->map, idx, h->host_id, h->agg_mac);
+		peer_reset_paths(t, idx);
 		emit(t, SB_PEER_EV_NEW, idx, 0, SB_FAULT_NONE);
 	} else {
 		p = &t->peer[idx];
@@ -294,24 +298,24 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 			/* A restarted peer numbers its frames afresh and may have renumbered
 			 * its ports: forget its paths; they come back with its hellos. */
 			p->instance = h->instance;
-			peer_reset_paths(p);
+			peer_reset_paths(t, idx);
 			emit(t, SB_PEER_EV_RESTART, idx, 0, SB_FAULT_NONE);
 		}
 		if (memcmp(p->agg_mac, h->agg_mac, SB_ETH_ALEN) != 0) {
 			memcpy(p->agg_mac, h->agg_mac, SB_ETH_ALEN);
+			sb_peer_map_set_peer(&t->map, idx, h->host_id, h->agg_mac);
 			emit(t, SB_PEER_EV_AGG_MAC, idx, 0, SB_FAULT_NONE);
 		}
 	}
 	p->interval_ms = h->interval_ms;
 
-	pi = p->path_of[h->port_index][local_port];
+	pi = t->map.peer[idx].path_of[h->port_index][local_port];
 	if (pi < 0) {
 		if (p->n_paths == SB_PEER_MAX_PATHS) {
 			t->rejects[SB_PEER_REJ_TABLE_FULL]++;
 			return -ENOSPC;
 		}
 		pi = p->n_paths++;
-		p->path_of[h->port_index][local_port] = pi;
 		path = &p->path[pi];
 		path->local_port = local_port;
 		path->remote_port = h->port_index;
@@ -326,7 +330,11 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		/* A path (re)appears: probe its MTU now, not at the next probe interval. */
 		t->probe_due |= UINT32_C(1) << local_port;
 	path = &p->path[pi];
-	memcpy(path->remote_mac, src_mac, SB_ETH_ALEN);
+	if (path->rx.hellos_rx == 0 || memcmp(path->remote_mac, src_mac, SB_ETH_ALEN) != 0) {
+		memcpy(path->remote_mac, src_mac, SB_ETH_ALEN);
+		sb_peer_map_set_path(&t->map, idx, pi, local_port, h->port_index, src_mac);
+		emit(t, SB_PEER_EV_PATH_NEW, idx, pi, SB_FAULT_NONE);
+	}
 	path->remote_mtu = h->mtu;
 	path->remote_rate_kbps = h->rate_kbps;
 	path->remote_interval_ms = h->interval_ms;
@@ -338,8 +346,7 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		path->rx.first_hello = now;
 	path->rx.last_hello = now;
 	path->rx.hellos_rx++;
-	path->rx.rx_frames++;
-	path->rx.rx_bytes += frame_len;
+	path->rx.hello_bytes += frame_len;
 	if (path->rx.hseq_valid && (int32_t)(h->hello_seq - path->rx.next_hello_seq) >= 0)
 		count_gap(&path->rx, h->hello_seq - path->rx.next_hello_seq);
 	if (!path->rx.hseq_valid || (int32_t)(h->hello_seq - path->rx.next_hello_seq) >= 0)
@@ -387,30 +394,6 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 }
 
 void
-sb_peer_data_rx(struct sb_peer_table *t, unsigned int peer, unsigned int path, uint8_t path_seq,
-	uint32_t wire_len)
-{
-	struct sb_path_rx *rx;
-	uint8_t gap;
-
-	if (peer >= t->n_peers || path >= t->peer[peer].n_paths)
-		return;
-	rx = &t->peer[peer].path[path].rx;
-	rx->rx_frames++;
-	rx->rx_bytes += wire_len;
-	gap = (uint8_t)(path_seq - rx->next_path_seq);
-	/* Ahead by less than half the space: that many frames went missing on this FIFO
-	 * path. Behind: a duplicate or a frame from before a resync; it counts, nothing
-	 * else changes. */
-	if (!rx->pseq_valid || gap < 128) {
-		if (rx->pseq_valid)
-			count_gap(rx, gap);
-		rx->next_path_seq = path_seq + 1;
-		rx->pseq_valid = 1;
-	}
-}
-
-void
 sb_peer_tick(struct sb_peer_table *t, uint64_t now)
 {
 	unsigned int i, j;
@@ -444,19 +427,26 @@ probes_arrive(const struct sb_peer_table *t, const struct sb_path *path, uint64_
 }
 
 static void
-entry_fill(struct sb_peer_table *t, const struct sb_peer *p, struct sb_path *path,
-	uint64_t now, bool port_busy, struct sb_hello_entry *e)
+entry_fill(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t now,
+	bool port_busy, struct sb_hello_entry *e)
 {
+	const struct sb_peer *p = &t->peer[pi];
+	struct sb_path *path = &t->peer[pi].path[j];
 	struct sb_path_rx *rx = &path->rx;
+	struct sb_path_data d = { 0 };
+	uint64_t bytes;
 	uint32_t base = 0;
 	bool have_base = false;
 	unsigned int k;
 
-	if (rx->rate_mark_time != 0 && now > rx->rate_mark_time)
-		rx->rate_kbps = (uint32_t)((rx->rx_bytes - rx->rate_mark_bytes) * 8 * t->conf.hz /
+	if (t->conf.data_rx != NULL)
+		t->conf.data_rx(t->conf.event_arg, pi, j, &d);
+	bytes = rx->hello_bytes + d.bytes;
+	if (rx->rate_mark_time != 0 && now > rx->rate_mark_time && bytes >= rx->rate_mark_bytes)
+		rx->rate_kbps = (uint32_t)((bytes - rx->rate_mark_bytes) * 8 * t->conf.hz /
 			(now - rx->rate_mark_time) / 1000);
 	rx->rate_mark_time = now;
-	rx->rate_mark_bytes = rx->rx_bytes;
+	rx->rate_mark_bytes = bytes;
 
 	/* Delays are given above the smallest windowed minimum among the peer's paths. */
 	for (k = 0; k < p->n_paths; k++) {
@@ -475,8 +465,8 @@ entry_fill(struct sb_peer_table *t, const struct sb_peer *p, struct sb_path *pat
 		.port = path->remote_port,
 		.flags = (probes_arrive(t, path, now) ? SB_ENTRY_F_MTU_OK : 0) |
 			(path->usable || port_busy ? SB_ENTRY_F_TX : 0),
-		.rx_frames = rx->rx_frames,
-		.lost_frames = rx->lost_frames,
+		.rx_frames = (uint32_t)rx->hellos_rx + d.frames,
+		.lost_frames = rx->hello_lost + d.lost,
 		.rate_kbps = rx->rate_kbps,
 	};
 	if (rx->owd_valid && have_base) {
@@ -509,33 +499,86 @@ sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t
 	start = *partial ? *cursor % total : 0;
 	for (n = 0; n < total && n < max; n++) {
 		unsigned int k = (start + n) % total;
-		struct sb_peer *p = &t->peer[cand[k].peer];
 
-		entry_fill(t, p, &p->path[cand[k].path], now, port_busy, &entries[n]);
+		entry_fill(t, cand[k].peer, cand[k].path, now, port_busy, &entries[n]);
 	}
 	if (*partial)
 		*cursor = (start + n) % total;
 	return n;
 }
 
+void
+sb_peer_map_init(struct sb_peer_map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
 int
-sb_peer_lookup_rx(const struct sb_peer_table *t, unsigned int local_port, const uint8_t *src_mac,
+sb_peer_map_set_peer(struct sb_peer_map *m, unsigned int idx, uint32_t host_id,
+	const uint8_t *agg_mac)
+{
+	if (idx >= SB_MAX_PEERS || idx > m->n_peers)
+		return -EINVAL;
+	if (idx == m->n_peers) {
+		m->n_peers++;
+		sb_peer_map_reset_peer(m, idx);
+	}
+	m->peer[idx].host_id = host_id;
+	memcpy(m->peer[idx].agg_mac, agg_mac, SB_ETH_ALEN);
+	return 0;
+}
+
+void
+sb_peer_map_reset_peer(struct sb_peer_map *m, unsigned int idx)
+{
+	if (idx >= SB_MAX_PEERS)
+		return;
+	m->peer[idx].n_paths = 0;
+	memset(m->peer[idx].path_of, -1, sizeof(m->peer[idx].path_of));
+}
+
+int
+sb_peer_map_set_path(struct sb_peer_map *m, unsigned int idx, unsigned int path,
+	unsigned int local_port, unsigned int remote_port, const uint8_t *remote_mac)
+{
+	struct sb_peer_map_peer *p;
+
+	if (idx >= m->n_peers || path >= SB_PEER_MAX_PATHS || local_port >= SB_MAX_PORTS ||
+			remote_port >= SB_MAX_PORTS)
+		return -EINVAL;
+	p = &m->peer[idx];
+	p->path_of[remote_port][local_port] = (int8_t)path;
+	memcpy(p->remote_mac[path], remote_mac, SB_ETH_ALEN);
+	if (path >= p->n_paths)
+		p->n_paths = path + 1;
+	return 0;
+}
+
+int
+sb_peer_map_lookup(const struct sb_peer_map *m, unsigned int local_port, const uint8_t *src_mac,
 	unsigned int shim_path, unsigned int *path)
 {
 	unsigned int i;
 
 	if (local_port >= SB_MAX_PORTS || shim_path >= SB_MAX_PORTS)
 		return -ENOENT;
-	for (i = 0; i < t->n_peers; i++) {
-		const struct sb_peer *p = &t->peer[i];
+	for (i = 0; i < m->n_peers; i++) {
+		const struct sb_peer_map_peer *p = &m->peer[i];
 		int pi = p->path_of[shim_path][local_port];
 
-		if (pi >= 0 && memcmp(p->path[pi].remote_mac, src_mac, SB_ETH_ALEN) == 0) {
+		if (pi >= 0 && memcmp(p->remote_mac[pi], src_mac, SB_ETH_ALEN) == 0) {
 			*path = pi;
 			return i;
 		}
 	}
 	return -ENOENT;
+}
+
+int
+sb_peer_lookup_rx(const struct sb_peer_table *t, unsigned int local_port, const uint8_t *src_mac,
+	unsigned int shim_path, unsigned int *path)
+{
+	return sb_peer_map_lookup(&t->map, local_port, src_mac, shim_path, path);
 }
 
 int

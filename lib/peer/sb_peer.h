@@ -62,19 +62,17 @@ enum sb_path_fault {
 	SB_FAULT_MAX
 };
 
-/** What we measure on a path, peer -> us; reported back in our hellos. */
+/** What we measure of the peer's hellos on a path; reported back in our hellos with the
+ *  data counts (struct sb_path_data). */
 struct sb_path_rx {
 	uint64_t first_hello;		/**< Clock units of the first hello heard. */
 	uint64_t last_hello;		/**< Clock units; 0 never (or forgotten). */
 	uint64_t hellos_rx;
 	uint64_t last_probe;		/**< Last full-size probe heard; 0 never. */
-	uint64_t rx_bytes;		/**< Wire bytes received (data and hellos). */
-	uint32_t rx_frames;		/**< Data frames and hellos received (reported, wraps). */
-	uint32_t lost_frames;		/**< Missing by path/hello sequence (reported, wraps). */
+	uint64_t hello_bytes;		/**< Wire bytes of hellos received. */
+	uint32_t hello_lost;		/**< Hellos missing by their sequence number (wraps). */
 	uint32_t next_hello_seq;	/**< Expected hello_seq. */
-	uint8_t next_path_seq;		/**< Expected shim path sequence of DATA. */
 	uint8_t hseq_valid;		/**< next_hello_seq is meaningful. */
-	uint8_t pseq_valid;		/**< next_path_seq is meaningful. */
 	uint8_t owd_valid;		/**< owd_* are meaningful. */
 	uint32_t owd_raw_min;		/**< Smallest (receive us - send us) this epoch. */
 	uint32_t owd_raw_min_prev;	/**< ... and the epoch before (windowed minimum). */
@@ -83,6 +81,49 @@ struct sb_path_rx {
 	uint64_t rate_mark_bytes;
 	uint32_t rate_kbps;		/**< Delivered rate over the last report interval. */
 };
+
+/**
+ * What a receiver counts of one path's DATA frames. The lcore that receives the peer's data
+ * keeps it (sb_path_data_account()) and the table reads it through sb_peer_conf.data_rx when
+ * it writes its hello entries, so data and hellos can be handled on different lcores.
+ */
+struct sb_path_data {
+	uint64_t bytes;			/**< Wire bytes received. */
+	uint32_t frames;		/**< Frames received (wraps). */
+	uint32_t lost;			/**< Missing by the shim's path sequence number (wraps). */
+	uint8_t next_pseq;		/**< Expected path sequence number. */
+	uint8_t valid;			/**< next_pseq is meaningful. */
+};
+
+/**
+ * Count one DATA frame of a path: it and the frames its path sequence number shows missing
+ * before it (each path is FIFO, so a number skipped is a frame lost on that path). A number
+ * behind the expected one (a duplicate, or a frame from before a resync) counts, nothing
+ * else changes.
+ * @param path_seq  The shim's path sequence number.
+ * @param wire_len  Bytes on the wire.
+ */
+static inline void
+sb_path_data_account(struct sb_path_data *d, uint8_t path_seq, uint32_t wire_len)
+{
+	uint8_t gap = (uint8_t)(path_seq - d->next_pseq);
+
+	d->frames++;
+	d->bytes += wire_len;
+	if (!d->valid || gap < 128) {
+		if (d->valid)
+			d->lost += gap;
+		d->next_pseq = path_seq + 1;
+		d->valid = 1;
+	}
+}
+
+/** After the path was down: the next frame's number starts afresh, no gap counted. */
+static inline void
+sb_path_data_resync(struct sb_path_data *d)
+{
+	d->valid = 0;
+}
 
 /** What the peer reports about our frames on the path, us -> peer, and what we decide from
  *  it. */
@@ -138,9 +179,24 @@ struct sb_peer {
 	uint8_t n_usable;		/**< Paths in the stripe now. */
 	uint64_t owd_epoch;		/**< Start of the current windowed-minimum epoch. */
 	struct sb_path path[SB_PEER_MAX_PATHS];
-	/** Path index for (peer port, our port), -1 when none: maps a received frame to the
-	 *  FIFO it came through. */
-	int8_t path_of[SB_MAX_PORTS][SB_MAX_PORTS];
+};
+
+/**
+ * What a receiving lcore needs to name the (peer, path) of a DATA frame and rebuild its
+ * inner header: per peer its aggregate MAC and, per path, the peer port's MAC. The table
+ * keeps one (sb_peer_lookup_rx() reads it); lcores that receive data keep replicas, updated
+ * from the table's events with the same calls.
+ */
+struct sb_peer_map {
+	unsigned int n_peers;
+	struct sb_peer_map_peer {
+		uint32_t host_id;
+		uint8_t agg_mac[SB_ETH_ALEN];
+		uint8_t n_paths;
+		/** Path index for (peer port, our port), -1 when none. */
+		int8_t path_of[SB_MAX_PORTS][SB_MAX_PORTS];
+		uint8_t remote_mac[SB_PEER_MAX_PATHS][SB_ETH_ALEN];
+	} peer[SB_MAX_PEERS];
 };
 
 /** What changed; the table calls the owner's handler for each. */
@@ -154,6 +210,8 @@ enum sb_peer_event_type {
 	SB_PEER_EV_STRIPE_OUT,	/**< Path left the stripe (fault says why). */
 	SB_PEER_EV_RX_IDLE,	/**< The peer no longer sends data on the path: the path stops
 				 *   counting in the receiver's loss rule. */
+	SB_PEER_EV_PATH_NEW,	/**< A path appeared, or its peer port's MAC changed: map
+				 *   replicas take it (sb_peer_map_set_path()). */
 };
 
 struct sb_peer_event {
@@ -188,6 +246,10 @@ struct sb_peer_conf {
 	/** Called for every event, in order, from inside the table's calls. */
 	void (*on_event)(void *arg, const struct sb_peer_event *ev);
 	void *event_arg;
+	/** Copies the DATA counts of (peer, path) into @p out for the hello entries; NULL:
+	 *  nobody counts data (hellos alone are reported). Called with event_arg. */
+	void (*data_rx)(void *arg, unsigned int peer, unsigned int path,
+		struct sb_path_data *out);
 };
 
 struct sb_peer_table {
@@ -195,6 +257,7 @@ struct sb_peer_table {
 	uint64_t loss_sample_period;	/**< Clock units between loss samples. */
 	uint64_t owd_epoch_len;		/**< Clock units of a windowed-minimum epoch. */
 	unsigned int n_peers;
+	struct sb_peer_map map;		/**< Lookups of received frames. */
 	uint32_t probe_due;		/**< Bit per local port where a path (re)appeared: the
 					 *   owner sends a full-size probe there soon and clears
 					 *   the bit. */
@@ -260,15 +323,6 @@ int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uin
 	const struct sb_hello *h, uint32_t frame_len, uint16_t local_mtu, uint64_t now);
 
 /**
- * Account a DATA frame received on a path (after sb_peer_lookup_rx()): counts it and the
- * frames its path sequence number shows missing before it.
- * @param path_seq   The shim's path sequence number.
- * @param wire_len   Bytes on the wire.
- */
-void sb_peer_data_rx(struct sb_peer_table *t, unsigned int peer, unsigned int path,
-	uint8_t path_seq, uint32_t wire_len);
-
-/**
  * Time-driven work; call every millisecond or so: paths whose peer went silent go DOWN, loss
  * windows advance, usability is re-evaluated.
  */
@@ -292,8 +346,41 @@ unsigned int sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_p
 	uint64_t now, bool port_busy, struct sb_hello_entry *entries, unsigned int max,
 	unsigned int *cursor, bool *partial);
 
+/** Empty map. */
+void sb_peer_map_init(struct sb_peer_map *m);
+
 /**
- * Find the path a data frame came through.
+ * Peer @p idx is @p host_id with aggregate MAC @p agg_mac (new, or its MAC changed). Peers
+ * are numbered from 0 without holes, in the order the table found them.
+ * @return 0, or -EINVAL for an index beyond the next free one or SB_MAX_PEERS.
+ */
+int sb_peer_map_set_peer(struct sb_peer_map *m, unsigned int idx, uint32_t host_id,
+	const uint8_t *agg_mac);
+
+/** Forget every path of peer @p idx (it restarted). */
+void sb_peer_map_reset_peer(struct sb_peer_map *m, unsigned int idx);
+
+/**
+ * Path @p path of peer @p idx runs from the peer's port @p remote_port, whose MAC is
+ * @p remote_mac, to our port @p local_port.
+ * @return 0, or -EINVAL for an index or port out of range.
+ */
+int sb_peer_map_set_path(struct sb_peer_map *m, unsigned int idx, unsigned int path,
+	unsigned int local_port, unsigned int remote_port, const uint8_t *remote_mac);
+
+/**
+ * Find the (peer, path) a received frame came through.
+ * @param local_port  Port it arrived on.
+ * @param src_mac     Outer source MAC.
+ * @param shim_path   The shim's path id (the sender's port index).
+ * @param path        Set to the path index within the peer.
+ * @return peer index, or -ENOENT for a sender we have no path to.
+ */
+int sb_peer_map_lookup(const struct sb_peer_map *m, unsigned int local_port,
+	const uint8_t *src_mac, unsigned int shim_path, unsigned int *path);
+
+/**
+ * Find the path a data frame came through (the table's own map).
  * @param local_port  Port it arrived on.
  * @param src_mac     Outer source MAC.
  * @param shim_path   The shim's path id (the sender's port index).

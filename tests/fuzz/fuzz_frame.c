@@ -77,7 +77,7 @@ ring_port(unsigned int i)
 	snprintf(name, sizeof(name), "fz_port%u", i);
 	id = rte_eth_from_rings(name, &rx_ring[i], 1, &tx_ring[i], 1, 0);
 	CHECK(id >= 0, "ring port: %s", rte_strerror(rte_errno));
-	ret = sb_port_setup(id, i < N_PORTS ? 1500 : EXC_MTU, mp, 512, 512, i < N_PORTS);
+	ret = sb_port_setup(id, i < N_PORTS ? 1500 : EXC_MTU, mp, 512, 512, 1, i < N_PORTS);
 	CHECK(ret == 0, "port setup: %s", rte_strerror(-ret));
 	return id;
 }
@@ -198,6 +198,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.n_ports = N_PORTS,
 		.exc_port = port_id[N_PORTS],
 		.exc_mtu = EXC_MTU,
+		.n_exc_queues = 1,
+		.n_workers = 1,
 		.mp = mp,
 	};
 	uint64_t hz = rte_get_tsc_hz(), now = hz;	/* a clock that never reads 0 */
@@ -207,10 +209,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (i = 0; i < N_PORTS; i++)
 		conf.port[i] = (struct sb_dp_port_conf){ .port_id = port_id[i], .mtu = 1500,
-			.rate_kbps = 100000 };
+			.rate_kbps = 100000, .pt_port = RTE_MAX_ETHPORTS };
 	dp = sb_dp_create(&conf, &stop);
 	CHECK(dp != NULL, "sb_dp_create: %s", rte_strerror(rte_errno));
-	sb_dp_housekeeping(dp, now);
+	sb_dp_worker_poll(&dp->worker[0], now, true);
 
 	while (pos < size) {
 		uint8_t ctl = data[pos++];
@@ -220,7 +222,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		now += adv * hz / 1000;
 		if (ctl & 0x80) {
-			sb_dp_port_down(dp, &dp->port[port % N_PORTS], now);
+			sb_dp_port_down(dp, &dp->tx->port[port % N_PORTS], now);
 		} else {
 			if (size - pos < 2)
 				break;
@@ -242,7 +244,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sb_dp_tx_exception(dp, now);
 		sb_dp_flush(dp);
 		if (adv != 0 || (ctl & 0x80))
-			sb_dp_housekeeping(dp, now);
+			sb_dp_worker_poll(&dp->worker[0], now, true);
 		check_table(&dp->peers);
 		collect();
 	}

@@ -6,7 +6,7 @@ Usage: sb_counters.py LOG [LOG...]   (one seqbond log per host; exit 1 on any vi
 Per host, from the last report in its log:
   mbufs     the log says "all N mbufs back in the pool" and no "mbuf leak"
   rx        frames read from member ports = foreign + malformed (per reason) + hellos
-            that decoded + unknown peer + data
+            that decoded + unknown peer + data + frames a full ring between lcores dropped
   reorder   data frames offered to the windows = released in order + released reordered
             + late + duplicate + out of range + stray + held at exit (summed over peers)
   to kernel frames released towards the kernel (in order + reordered + late delivered)
@@ -52,7 +52,8 @@ def check(path):
     if "mbuf leak" in text or not re.search(r"all \d+ mbufs back in the pool", text):
         errors.append("mbufs: " + (re.findall(r".*mbuf.*", text) or ["no mbuf line"])[-1])
     errs = sum(v for k, v in c.items() if k.startswith("rx_err_"))
-    rx = c["rx_foreign"] + errs + c["rx_hello"] + c["rx_unknown_peer"] + c["rx_data"]
+    rx = (c["rx_foreign"] + errs + c["rx_hello"] + c["rx_unknown_peer"] + c["rx_data"]
+          + c.get("ring_full", 0))
     if c["rx"] != rx:
         errors.append("rx %d != sum of outcomes %d" % (c["rx"], rx))
     ro = sum(r.get(k, 0) for k in ("in_order", "reordered", "late", "duplicate",
