@@ -69,6 +69,14 @@ sb_ctl_config(const struct sb_ctl *ctl)
 	return ctl->cfg;
 }
 
+void
+sb_ctl_config_copy(struct sb_ctl *ctl, struct sb_config *out)
+{
+	pthread_mutex_lock(&ctl->lock);
+	*out = *ctl->cfg;
+	pthread_mutex_unlock(&ctl->lock);
+}
+
 int
 sb_ctl_port_id(const struct sb_ctl *ctl, unsigned int index)
 {

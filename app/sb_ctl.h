@@ -65,6 +65,13 @@ void sb_ctl_free(struct sb_ctl *ctl);
 /** @return the running configuration (read-only for callers). */
 const struct sb_config *sb_ctl_config(const struct sb_ctl *ctl);
 
+/**
+ * Copy the running configuration while no console changes it (sb_ctl_set() replaces it
+ * under the same lock), for readers that print all of it: show config, save config.
+ * @param out  Caller's buffer.
+ */
+void sb_ctl_config_copy(struct sb_ctl *ctl, struct sb_config *out);
+
 /** @return ethdev port id of member port @p index, or -EINVAL. */
 int sb_ctl_port_id(const struct sb_ctl *ctl, unsigned int index);
 

@@ -19,7 +19,7 @@ check_port(struct cmdline *cl, uint16_t index)
 	unsigned int n = sb_ctl_config(sb_cli_ctl)->n_ports;
 
 	if (index >= n) {
-		cmdline_printf(cl, "error: no port %u (ports 0..%u)\n", index, n - 1);
+		sb_cli_error(cl, "no port %u (ports 0..%u)", index, n - 1);
 		return -1;
 	}
 	return 0;
@@ -169,7 +169,7 @@ cmd_show_xstats_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 	if (names == NULL || vals == NULL ||
 			rte_eth_xstats_get_names(port_id, names, n) != n ||
 			rte_eth_xstats_get(port_id, vals, n) != n) {
-		cmdline_printf(cl, "error: cannot read extended statistics of port %u\n",
+		sb_cli_error(cl, "cannot read extended statistics of port %u",
 			r->index);
 	} else {
 		for (i = 0; i < n; i++)
@@ -212,7 +212,7 @@ cmd_clear_stats_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 	if (strcmp(r->which, "all") != 0) {
 		idx = strtol(r->which, &end, 10);
 		if (*end != '\0' || end == r->which || idx < 0 || idx > UINT16_MAX) {
-			cmdline_printf(cl, "error: '%s' is neither 'all' nor a port number\n",
+			sb_cli_error(cl, "'%s' is neither 'all' nor a port number",
 				r->which);
 			return;
 		}
@@ -221,7 +221,7 @@ cmd_clear_stats_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 	}
 	ret = sb_ctl_clear_port_stats(sb_cli_ctl, idx);
 	if (ret != 0)
-		cmdline_printf(cl, "error: %s\n", strerror(-ret));
+		sb_cli_error(cl, "%s", strerror(-ret));
 }
 
 static cmdline_parse_token_string_t cmd_clear_stats_clear =
@@ -256,7 +256,7 @@ cmd_port_admin_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 		return;
 	if (sb_ctl_port_admin(sb_cli_ctl, r->index, strcmp(r->action, "start") == 0, err,
 			sizeof(err)) != 0)
-		cmdline_printf(cl, "error: %s\n", err);
+		sb_cli_error(cl, "%s", err);
 }
 
 static cmdline_parse_token_string_t cmd_port_admin_port =
@@ -291,7 +291,7 @@ cmd_set_weight_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 		return;
 	snprintf(section, sizeof(section), "port%u", r->index);
 	if (sb_ctl_set(sb_cli_ctl, section, "rate_mbit", r->value, err, sizeof(err)) != 0)
-		cmdline_printf(cl, "error: %s\n", err);
+		sb_cli_error(cl, "%s", err);
 }
 
 static cmdline_parse_token_string_t cmd_set_weight_set =
