@@ -7,7 +7,6 @@
  * -> member ports -> exception port -> datapath state -> lcore launch.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +25,11 @@
 #include <rte_pdump.h>
 
 #include "cli/sb_cli.h"
+#include "cli/sb_cli_server.h"
 #include "sb_config.h"
 #include "sb_ctl.h"
 #include "sb_dp.h"
+#include "sb_options.h"
 #include "sb_port.h"
 #include "sb_report.h"
 #include "sb_telemetry.h"
@@ -43,17 +44,6 @@ static void
 on_signal(int sig __rte_unused)
 {
 	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
-}
-
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL options] -- --config FILE [-i] [--cmdline-file FILE]\n"
-		"  --config FILE        INI configuration (see docs/config.md)\n"
-		"  -i, --interactive    console on stdin (prompt 'seqbond> ', see docs/console.md)\n"
-		"  --cmdline-file FILE  run console commands from FILE at start\n"
-		"  --help               this text\n"
-		"Without -i seqbond runs until SIGINT or SIGTERM.\n", prog);
 }
 
 /* Mbufs needed: every rx and tx ring full, every reorder window full for a few peers,
@@ -83,60 +73,41 @@ mbuf_data_room(uint16_t max_mtu)
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "interactive", no_argument, NULL, 'i' },
-		{ "cmdline-file", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct sb_config cfg;
+	static struct sb_options opt;
 	uint16_t port_ids[SB_MAX_PORTS], exc_port = RTE_MAX_ETHPORTS;
-	const char *config_file = NULL, *cmdline_file = NULL;
+	char eal_help[] = "--help", *eal_help_argv[] = { argv[0], eal_help, NULL };
+	struct sb_cli_server *console = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rte_mempool *mp;
 	struct sb_ctl *ctl = NULL;
 	struct sb_dp *dp;
-	bool interactive = false;
 	char err[512];
 	unsigned int i, n_setup = 0, worker;
 	uint16_t max_mtu = 0, exc_mtu;
-	int ret, opt, status = EXIT_SUCCESS;
+	int ret, status = EXIT_SUCCESS;
 
+	/* Options and the configuration file first: mistakes in them are reported before EAL
+	 * starts (no DPDK start-up log, nothing left in /var/run/dpdk). */
+	ret = sb_options_parse(argc, argv, &opt);
+	if (ret == 2) {
+		/* --eal-help: EAL prints its options (and ours, through the hook) and exits. */
+		rte_set_application_usage_hook(sb_options_usage);
+		rte_eal_init(2, eal_help_argv);
+		return EXIT_FAILURE;
+	}
+	if (ret != 0)
+		return ret == 1 ? EXIT_SUCCESS : EXIT_FAILURE;
+	ret = sb_config_load(&cfg, opt.config_file, err, sizeof(err));
+	if (ret != 0) {
+		fprintf(stderr, "seqbond: config error: %s\n", err);
+		return EXIT_FAILURE;
+	}
+
+	rte_set_application_usage_hook(sb_options_usage);
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
 		rte_exit(EXIT_FAILURE, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
-	argc -= ret;
-	argv += ret;
-
-	while ((opt = getopt_long(argc, argv, "hi", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			config_file = optarg;
-			break;
-		case 'i':
-			interactive = true;
-			break;
-		case 'f':
-			cmdline_file = optarg;
-			break;
-		case 'h':
-			usage(argv[0]);
-			rte_eal_cleanup();
-			return EXIT_SUCCESS;
-		default:
-			usage(argv[0]);
-			rte_exit(EXIT_FAILURE, "unknown option (see --help)\n");
-		}
-	}
-	if (optind < argc)
-		rte_exit(EXIT_FAILURE, "unexpected argument '%s' (see --help)\n", argv[optind]);
-	if (config_file == NULL)
-		rte_exit(EXIT_FAILURE, "--config FILE is required (see --help)\n");
-
-	ret = sb_config_load(&cfg, config_file, err, sizeof(err));
-	if (ret != 0)
-		rte_exit(EXIT_FAILURE, "config error: %s\n", err);
 
 	/* No SA_RESTART: a signal must also end the console's blocking read. */
 	sigemptyset(&sa.sa_mask);
@@ -208,13 +179,23 @@ main(int argc, char **argv)
 	}
 	if (sb_telemetry_register(ctl) != 0)
 		MAIN_LOG(WARNING, "telemetry endpoints /seqbond/... not registered");
+	if (opt.console_socket != NULL) {
+		console = sb_cli_server_start(ctl, opt.console_socket, err, sizeof(err));
+		if (console == NULL) {
+			MAIN_LOG(ERR, "%s", err);
+			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+			status = EXIT_FAILURE;
+		}
+	}
 
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		/* A single lcore: the datapath runs here until a signal stops it. */
-		if (interactive || cmdline_file != NULL)
-			MAIN_LOG(WARNING, "one lcore only: no console (give EAL -l two lcores)");
-		sb_dp_lcore_main(dp);
+		if (opt.interactive || opt.cmdline_file != NULL)
+			MAIN_LOG(WARNING, "one lcore only: no -i or --cmdline-file console (give "
+				"EAL -l two lcores; the console socket works)");
+		if (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			sb_dp_lcore_main(dp);
 	} else {
 		ret = rte_eal_remote_launch(sb_dp_lcore_main, dp, worker);
 		if (ret != 0) {
@@ -223,14 +204,15 @@ main(int argc, char **argv)
 			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 			status = EXIT_FAILURE;
 		}
-		if (cmdline_file != NULL && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-			ret = sb_cli_run(ctl, cmdline_file);
+		if (opt.cmdline_file != NULL && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+			ret = sb_cli_run(ctl, opt.cmdline_file);
 			if (ret < 0)
-				MAIN_LOG(ERR, "--cmdline-file %s: %s", cmdline_file, strerror(-ret));
+				MAIN_LOG(ERR, "--cmdline-file %s: %s", opt.cmdline_file,
+					strerror(-ret));
 			else if (ret == 1)
 				__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 		}
-		if (interactive && !__atomic_load_n(&stop, __ATOMIC_RELAXED))
+		if (opt.interactive && !__atomic_load_n(&stop, __ATOMIC_RELAXED))
 			sb_cli_run(ctl, NULL);
 		else
 			while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
@@ -238,6 +220,7 @@ main(int argc, char **argv)
 		__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 		rte_eal_mp_wait_lcore();
 	}
+	sb_cli_server_stop(console);
 	sb_telemetry_unregister();
 	MAIN_LOG(INFO, "stopping");
 	sb_report_print(stdout, dp);
