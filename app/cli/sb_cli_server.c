@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -53,15 +54,20 @@ struct sb_cli_server {
 	dev_t dev;		/* of our socket file: stop removes only that one */
 	ino_t ino;
 	int listen_fd;
-	int wake[2];		/* stop writes here to end the listener's poll */
+	int wake[2];		/* 'r': a session ended, reap it; 's': stop (ends the poll) */
 	pthread_t listener;
 	unsigned int next_id;
 	struct session_slot slot[SB_CLI_MAX_SESSIONS];	/* the listener's; stop's after it ends */
 };
 
-/* Control threads leave SIGINT/SIGTERM to the main thread (its console read must see them). */
+/*
+ * Set-up of every console thread: leave SIGINT/SIGTERM to the main thread (its -i console
+ * read must see them), and yield the CPU to everything else. Control threads share a core
+ * with an lcore when there is no spare one (EAL puts them on the main lcore's), and a
+ * script flooding the console must not delay the datapath there by a hello interval.
+ */
 static void
-block_signals(void)
+console_thread_init(void)
 {
 	sigset_t set;
 
@@ -69,6 +75,7 @@ block_signals(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	setpriority(PRIO_PROCESS, gettid(), 19);	/* this thread only, on Linux */
 }
 
 static void
@@ -244,7 +251,7 @@ session_main(void *arg)
 	char greeting[GREETING_MAX];
 	const char *mode;
 
-	block_signals();
+	console_thread_init();
 	if (read_greeting(slot->fd, greeting, sizeof(greeting)) != 0 ||
 			strncmp(greeting, GREETING_PREFIX, strlen(GREETING_PREFIX)) != 0) {
 		CLI_LOG(WARNING, "session %u (pid %d): no 'seqbond-console 1 MODE' greeting; "
@@ -270,9 +277,13 @@ session_main(void *arg)
 	sb_cli_session_end(&session);
 	CLI_LOG(DEBUG, "session %u (pid %d): closed", slot->id, (int)slot->pid);
 out:
-	/* The client sees the end at once; the descriptor is closed after the join. */
+	/* The client sees the end at once; the descriptor is closed after the join, which the
+	 * listener does as soon as it reads our 'r' (nothing lingers between sessions). */
 	shutdown(slot->fd, SHUT_RDWR);
 	__atomic_store_n(&slot->running, false, __ATOMIC_RELEASE);
+	if (write(slot->srv->wake[1], "r", 1) != 1)
+		CLI_LOG(DEBUG, "session %u: cannot wake the listener: %s", slot->id,
+			strerror(errno));
 	return NULL;
 }
 
@@ -346,19 +357,22 @@ listener_main(void *arg)
 {
 	struct sb_cli_server *srv = arg;
 
-	block_signals();
+	console_thread_init();
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = srv->listen_fd, .events = POLLIN },
 			{ .fd = srv->wake[0], .events = POLLIN },
 		};
-		/* The timeout reaps sessions that ended while no client connects. */
-		int n = poll(pfd, 2, 1000);
+		char cmd[SB_CLI_MAX_SESSIONS + 1];
+		ssize_t n = poll(pfd, 2, -1);
 
 		if (n < 0 && errno != EINTR)
 			break;
-		if (pfd[1].revents != 0)
-			break;
+		if (pfd[1].revents != 0) {
+			n = read(srv->wake[0], cmd, sizeof(cmd));
+			if (n <= 0 || memchr(cmd, 's', n) != NULL)
+				break;
+		}
 		reap(srv);
 		if (pfd[0].revents & POLLIN)
 			accept_one(srv);
@@ -488,7 +502,7 @@ sb_cli_server_stop(struct sb_cli_server *srv)
 
 	if (srv == NULL)
 		return;
-	if (write(srv->wake[1], "", 1) != 1)
+	if (write(srv->wake[1], "s", 1) != 1)
 		CLI_LOG(ERR, "cannot wake the console listener: %s", strerror(errno));
 	pthread_join(srv->listener, NULL);
 	/* The listener is gone: the slots are ours. Shut every session's socket down, so that
