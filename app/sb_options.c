@@ -140,10 +140,13 @@ sb_options_parse(int argc, char **argv, struct sb_options *o)
 			case OPT_CMDLINE_FILE:
 				o->cmdline_file = optarg;
 				break;
+			/* The last of --console-socket and --no-console-socket wins. */
 			case OPT_CONSOLE_SOCKET:
 				o->console_socket = optarg;
+				no_socket = false;
 				break;
 			case OPT_NO_CONSOLE_SOCKET:
+				o->console_socket = NULL;
 				no_socket = true;
 				break;
 			case 'h':
@@ -169,11 +172,6 @@ sb_options_parse(int argc, char **argv, struct sb_options *o)
 	if (o->config_file == NULL) {
 		fprintf(stderr, "seqbond: --config FILE is required, after -- "
 			"(seqbond [EAL options] -- --config FILE; see seqbond --help)\n");
-		return -EINVAL;
-	}
-	if (no_socket && o->console_socket != NULL) {
-		fprintf(stderr, "seqbond: --console-socket and --no-console-socket exclude each "
-			"other\n");
 		return -EINVAL;
 	}
 	if (no_socket)
