@@ -315,8 +315,15 @@ accept_one(struct sb_cli_server *srv)
 	int fd, ret;
 
 	fd = accept4(srv->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		/* Out of descriptors or memory: the client stays queued and the socket readable;
+		 * pause rather than spin on it. */
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+			CLI_LOG(WARNING, "cannot accept a console client: %s", strerror(errno));
+			usleep(100 * 1000);
+		}
 		return;
+	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
 			cred.uid != geteuid()) {
 		CLI_LOG(WARNING, "refused a console client of uid %d (pid %d)", (int)cred.uid,
@@ -474,10 +481,14 @@ sb_cli_server_start(struct sb_ctl *ctl, const char *path, char *err, size_t err_
 	/* Root only from the first moment: Linux gives the socket file the mode of the
 	 * unbound socket (less the umask); chmod after bind covers other kernels. */
 	if (fchmod(srv->listen_fd, 0600) != 0 ||
-			bind(srv->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-			chmod(path, 0600) != 0 || stat(path, &st) != 0 ||
-			listen(srv->listen_fd, SB_CLI_MAX_SESSIONS) != 0)
+			bind(srv->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
 		return fail(srv, errno, err, err_len, "%s", strerror(errno));
+	if (chmod(path, 0600) != 0 || stat(path, &st) != 0 ||
+			listen(srv->listen_fd, SB_CLI_MAX_SESSIONS) != 0) {
+		ret = errno;
+		unlink(path);
+		return fail(srv, ret, err, err_len, "%s", strerror(ret));
+	}
 	srv->dev = st.st_dev;
 	srv->ino = st.st_ino;
 	if (pipe2(srv->wake, O_CLOEXEC) != 0) {
