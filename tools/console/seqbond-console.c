@@ -2,7 +2,7 @@
 /*
  * seqbond-console: attach to a running seqbond's console, as vppctl or birdc do.
  *
- *   seqbond-console [-s SOCKET] [NAME [COMMAND...]]
+ *   seqbond-console [NAME | -s SOCKET] [COMMAND...]
  *
  * The daemon serves its console on /run/seqbond/NAME.sock (NAME: its config file's base name
  * without .ini, the instance of seqbond@NAME). Interactive on a terminal: the daemon's own
@@ -40,7 +40,7 @@ static bool term_saved;
 static void
 usage(FILE *f)
 {
-	fprintf(f, "Usage: %s [-s SOCKET] [NAME [COMMAND...]]\n"
+	fprintf(f, "Usage: %s [NAME | -s SOCKET] [COMMAND...]\n"
 		"Attach to the console of the running seqbond NAME (socket %s/NAME.sock; NAME is\n"
 		"its config file's base name without .ini, as in seqbond@NAME). NAME may be left\n"
 		"out when one seqbond runs; a NAME with a '/' is a socket path.\n"
@@ -48,7 +48,7 @@ usage(FILE *f)
 		"  (none)      interactive when stdin is a terminal (TAB completes, ? lists the\n"
 		"              choices, quit or Ctrl-D leaves; seqbond keeps running), else one\n"
 		"              command per line from stdin\n"
-		"  -s SOCKET   the socket path (seqbond --console-socket)\n"
+		"  -s SOCKET   the socket path instead of NAME (seqbond --console-socket)\n"
 		"Exit status: 0 every command worked, 1 a command failed, 2 no session (seqbond\n"
 		"not reachable, refused, or gone before answering).\n", prog, SOCKET_DIR);
 }
