@@ -114,9 +114,11 @@ sb_cli_init(struct sb_ctl *ctl)
 	};
 	unsigned int g, i, n = 0;
 
-	sb_cli_ctl = ctl;
+	/* Once only: later calls (the -i console after the socket's sessions started) must not
+	 * write what session threads read. There is one back end per process. */
 	if (merged != NULL)
 		return 0;
+	sb_cli_ctl = ctl;
 	for (g = 0; g < RTE_DIM(groups); g++)
 		for (i = 0; groups[g][i] != NULL; i++)
 			n++;
