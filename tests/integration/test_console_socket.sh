@@ -3,7 +3,8 @@
 # the socket is root's; scripted use (a command from the arguments, several on stdin, exit
 # status 0/1/2, quit ends only the session); 8 clients at once while path counters keep moving;
 # clients killed with SIGKILL mid-output and sockets closed half way, after which seqbond has
-# the threads and descriptors it had before and still answers; an interactive session in a
+# the threads and descriptors it had before and still answers; 16 sessions held open and a
+# 17th client refused (status 2); an interactive session in a
 # pty (banner, TAB completion) that log lines never reach while they go to the daemon's log;
 # the stream loses no time to any of it (iperf3 completes, every 1 s interval carries data);
 # SIGTERM with sessions open stops seqbond cleanly and removes the socket.
@@ -140,6 +141,28 @@ info "after 5 SIGKILLed clients and 4 dropped sockets: $(threads) threads, $(fds
 (($(threads) == base_threads)) || fail "seqbond has $(threads) threads, had $base_threads"
 (($(fds) == base_fds)) || fail "seqbond has $(fds) descriptors, had $base_fds"
 con show peers | grep -q ' 4/4 ' || fail "seqbond does not answer after the dropped clients"
+
+# 16 sessions at most: the 17th client is told so and gets exit status 2; then all is as before.
+python3 - "$sock" "$CONSOLE" <<'PY' || fail "the 17th client"
+import socket, subprocess, sys, time
+held = []
+for i in range(16):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    s.sendall(b"seqbond-console 1 batch\n")
+    held.append(s)
+time.sleep(0.3)
+r = subprocess.run([sys.argv[2], "-s", sys.argv[1], "show", "peers"], capture_output=True,
+                   text=True)
+print("# 17th client: status %d: %s" % (r.returncode, r.stdout.strip()))
+sys.exit(r.returncode != 2 or "too many console sessions open (16)" not in r.stdout)
+PY
+for ((i = 0; i < 50; i++)); do
+	(($(threads) == base_threads && $(fds) == base_fds)) && break
+	sleep 0.1
+done
+(($(threads) == base_threads && $(fds) == base_fds)) ||
+	fail "after 16 sessions: $(threads) threads, $(fds) descriptors (had $base_threads, $base_fds)"
 
 # Interactive in a pty: banner, prompt, TAB completion; log lines stay out of the session.
 tmux new-session -d -s "sbcon-$$" -x 200 -y 50 "$CONSOLE -s $sock"

@@ -4,7 +4,9 @@
 # touches neither the host's interfaces nor another seqbond's runtime files), then the
 # commands of the block after "<!-- first-run-console" in that namespace. Checks: seqbond
 # starts, sb0 appears, the console answers on /run/seqbond/first-run.sock, each command
-# exits 0 and shows the null ports; the log has no error, warning or PCI/virtio line beyond
+# exits 0 and shows the null ports (over a stale socket file left at that path; a second
+# instance with the same name is refused and leaves the first one's console alone); the log
+# has no error, warning or PCI/virtio line beyond
 # the TAP lines docs/console.md explains; SIGINT stops it with exit status 0, every mbuf back
 # and the socket removed. Also `seqbond --help` and `-h`: seqbond's usage, no EAL start-up.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -57,6 +59,10 @@ for ((i = 0; i < ${#words[@]}; i++)); do
 	[[ ${words[i]} == -- ]] && break
 done
 words=("${words[@]:0:i}" --file-prefix "$prefix" "${words[@]:i}")
+# A socket file left by a seqbond that is gone (nothing accepts on it) must not stop this one.
+mkdir -p /run/seqbond
+rm -f "$sock"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$sock"
 ip netns add "$ns"
 ip -n "$ns" link set lo up
 (cd "$SB_REPO_ROOT" && exec ip netns exec "$ns" "${words[@]}") >"$log" 2>&1 </dev/null &
@@ -67,7 +73,20 @@ for ((i = 0; i < 200; i++)); do
 	sleep 0.1
 done
 ((i < 200)) || { cat "$log"; fail "no console on $sock within 20 s"; }
-info "started: $(grep -E '^seqbond: host' "$log")"
+info "started over a stale socket file: $(grep -E '^seqbond: host' "$log")"
+
+# A second instance with the same name must stop at once, naming the socket, and leave the
+# first one's console alone.
+ip netns add "$ns"2
+rc=0
+out=$(cd "$SB_REPO_ROOT" && timeout 30 ip netns exec "$ns"2 "${words[@]/#$prefix/${prefix}2}" 2>&1 </dev/null) || rc=$?
+ip netns del "$ns"2 2>/dev/null || true
+rm -rf "/var/run/dpdk/${prefix}2"
+((rc == 1)) && grep -q "console socket $sock: another seqbond serves its console there" <<<"$out" ||
+	{ echo "$out" | tail -n 5; fail "a second instance with the same name: status $rc"; }
+"$build/tools/console/seqbond-console" first-run show peers >/dev/null ||
+	fail "the first instance's console is gone after the second one's attempt"
+info "a second instance with the same name: exit 1, 'another seqbond serves its console there'"
 
 n=0
 while read -r line; do
