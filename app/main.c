@@ -3,15 +3,16 @@
  * seqbond: stripe every flow over all member ports with a sequence shim, restore order at
  * the receiving host, hand the kernel one interface through the exception path.
  *
- * Start-up is one ordered table of steps and tear-down runs the same table backwards from
- * the last step that came up (STYLE.md 8): config -> signals -> packet capture -> mempool
- * -> member ports -> exception port -> passthrough interfaces -> datapath state -> control
- * back end -> telemetry -> datapath lcore. So the lcore stops before anything it uses goes, telemetry is quiesced
- * before the back end it calls is freed, and the mbuf count is checked once every port that
- * could hold mbufs is closed.
+ * The command line and the configuration file are read before EAL starts, so mistakes in
+ * them are reported without DPDK's start-up log or files left in /var/run/dpdk. Start-up is
+ * then one ordered table of steps and tear-down runs the same table backwards from the last
+ * step that came up (STYLE.md 8): exception MTU -> signals -> packet capture -> mempool ->
+ * member ports -> exception port -> passthrough interfaces -> datapath state -> control back
+ * end -> telemetry -> console socket -> datapath lcores. So the lcores stop before anything
+ * they use goes, telemetry and console sessions are quiesced before the back end they call
+ * is freed, and the mbuf count is checked once every port that could hold mbufs is closed.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +30,11 @@
 #include <rte_pdump.h>
 
 #include "sb_cli.h"
+#include "sb_cli_server.h"
 #include "sb_config.h"
 #include "sb_ctl.h"
 #include "sb_dp.h"
+#include "sb_options.h"
 #include "sb_port.h"
 #include "sb_report.h"
 #include "sb_telemetry.h"
@@ -50,9 +53,7 @@ on_signal(int sig __rte_unused)
 
 /* Everything start-up creates; each step fills its part and its down() releases it. */
 struct app {
-	const char *config_file;
-	const char *cmdline_file;
-	bool interactive;
+	struct sb_options opt;
 	struct sb_config cfg;
 	struct rte_mempool *mp;
 	uint16_t port_ids[SB_MAX_PORTS];
@@ -64,6 +65,7 @@ struct app {
 	struct sb_ctl *ctl;
 	unsigned int n_workers;		/* datapath lcores: every worker lcore of -l, or main */
 	unsigned int n_launched;	/* workers running on their lcores */
+	struct sb_cli_server *console;	/* console socket server, NULL: none */
 	bool leak;			/* mbufs missing at exit */
 };
 
@@ -116,16 +118,12 @@ mbuf_data_room(const struct sb_config *c)
 		RTE_ALIGN_CEIL(max_mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN, 1024) + 1024;
 }
 
+/* The exception path's MTU: as configured, or the largest every member port carries. */
 static int
-config_up(struct app *a)
+exc_mtu_up(struct app *a)
 {
-	char err[512];
 	unsigned int i;
 
-	if (sb_config_load(&a->cfg, a->config_file, err, sizeof(err)) != 0) {
-		MAIN_LOG(ERR, "config error: %s", err);
-		return -EINVAL;
-	}
 	a->exc_mtu = a->cfg.exc_mtu;
 	if (a->exc_mtu == 0) {
 		a->exc_mtu = sb_exception_max_mtu(a->cfg.exc_type);
@@ -371,6 +369,29 @@ telemetry_down(struct app *a __rte_unused)
 	sb_telemetry_unregister();
 }
 
+/* The console socket (docs/console.md): sessions run on their own threads and call the
+ * control back end, so the server stops before the back end is freed. */
+static int
+console_up(struct app *a)
+{
+	char err[512];
+
+	if (a->opt.console_socket == NULL)
+		return 0;	/* --no-console-socket */
+	a->console = sb_cli_server_start(a->ctl, a->opt.console_socket, err, sizeof(err));
+	if (a->console == NULL) {
+		MAIN_LOG(ERR, "%s", err);
+		return -EADDRINUSE;
+	}
+	return 0;
+}
+
+static void
+console_down(struct app *a)
+{
+	sb_cli_server_stop(a->console);
+}
+
 /* Worker k runs on the k-th worker lcore of -l; with none, the only worker runs on main. */
 static int
 lcore_up(struct app *a)
@@ -407,7 +428,7 @@ static const struct step {
 	void (*down)(struct app *a);	/* undoes what up() did, even a failed up(); NULL:
 					 * nothing to undo */
 } steps[] = {
-	{ "config", config_up, NULL },
+	{ "exception mtu", exc_mtu_up, NULL },
 	{ "signals", signals_up, NULL },
 	{ "packet capture", pdump_up, pdump_down },
 	{ "mempool", mempool_up, mempool_down },
@@ -417,6 +438,7 @@ static const struct step {
 	{ "datapath", datapath_up, datapath_down },
 	{ "control", control_up, control_down },
 	{ "telemetry", telemetry_up, telemetry_down },
+	{ "console socket", console_up, console_down },
 	{ "datapath lcore", lcore_up, lcore_down },
 };
 
@@ -427,52 +449,53 @@ run(struct app *a)
 	int ret;
 
 	if (a->n_launched == 0) {
-		if (a->interactive || a->cmdline_file != NULL)
-			MAIN_LOG(WARNING, "one lcore only: no console (give EAL -l two lcores)");
+		if (a->opt.interactive || a->opt.cmdline_file != NULL)
+			MAIN_LOG(WARNING, "one lcore only: no -i or --cmdline-file console (give "
+				"EAL -l two lcores; the console socket works)");
 		sb_dp_lcore_main(sb_dp_worker_arg(a->dp, 0));
 		return;
 	}
-	if (a->cmdline_file != NULL && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-		ret = sb_cli_run(a->ctl, a->cmdline_file);
+	if (a->opt.cmdline_file != NULL && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		ret = sb_cli_run(a->ctl, a->opt.cmdline_file);
 		if (ret < 0)
-			MAIN_LOG(ERR, "--cmdline-file %s: %s", a->cmdline_file, strerror(-ret));
+			MAIN_LOG(ERR, "--cmdline-file %s: %s", a->opt.cmdline_file,
+				strerror(-ret));
 		else if (ret == 1)
 			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 	}
-	if (a->interactive && !__atomic_load_n(&stop, __ATOMIC_RELAXED))
+	if (a->opt.interactive && !__atomic_load_n(&stop, __ATOMIC_RELAXED))
 		sb_cli_run(a->ctl, NULL);
 	else
 		while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
 			usleep(100 * 1000);
 }
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL options] -- --config FILE [-i] [--cmdline-file FILE]\n"
-		"  --config FILE        INI configuration (see docs/config.md)\n"
-		"  -i, --interactive    console on stdin (prompt 'seqbond> ', see docs/console.md)\n"
-		"  --cmdline-file FILE  run console commands from FILE at start\n"
-		"  --help               this text\n"
-		"Without -i seqbond runs until SIGINT or SIGTERM.\n", prog);
-}
-
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "interactive", no_argument, NULL, 'i' },
-		{ "cmdline-file", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct app a = { .exc_port = RTE_MAX_ETHPORTS };
+	char eal_help[] = "--help", *eal_help_argv[] = { argv[0], eal_help, NULL };
 	unsigned int n_up = 0, i;
-	int ret, opt, status = EXIT_SUCCESS;
+	char err[512];
+	int ret, status = EXIT_SUCCESS;
 
 	for (i = 0; i < SB_MAX_PORTS; i++)
 		a.pt_port[i] = RTE_MAX_ETHPORTS;
+	ret = sb_options_parse(argc, argv, &a.opt);
+	if (ret == 2) {
+		/* --eal-help: EAL prints its options (and ours, through the hook) and exits. */
+		rte_set_application_usage_hook(sb_options_usage);
+		rte_eal_init(2, eal_help_argv);
+		return EXIT_FAILURE;
+	}
+	if (ret != 0)
+		return ret == 1 ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (sb_config_load(&a.cfg, a.opt.config_file, err, sizeof(err)) != 0) {
+		fprintf(stderr, "seqbond: config error: %s\n", err);
+		return EXIT_FAILURE;
+	}
+
+	rte_set_application_usage_hook(sb_options_usage);
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
 		rte_exit(EXIT_FAILURE, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
@@ -481,33 +504,6 @@ main(int argc, char **argv)
 	if (a.n_workers > SB_DP_MAX_WORKERS)
 		rte_exit(EXIT_FAILURE, "%u datapath lcores: at most %u (see -l)\n", a.n_workers,
 			SB_DP_MAX_WORKERS);
-	argc -= ret;
-	argv += ret;
-
-	while ((opt = getopt_long(argc, argv, "hi", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			a.config_file = optarg;
-			break;
-		case 'i':
-			a.interactive = true;
-			break;
-		case 'f':
-			a.cmdline_file = optarg;
-			break;
-		case 'h':
-			usage(argv[0]);
-			rte_eal_cleanup();
-			return EXIT_SUCCESS;
-		default:
-			usage(argv[0]);
-			rte_exit(EXIT_FAILURE, "unknown option (see --help)\n");
-		}
-	}
-	if (optind < argc)
-		rte_exit(EXIT_FAILURE, "unexpected argument '%s' (see --help)\n", argv[optind]);
-	if (a.config_file == NULL)
-		rte_exit(EXIT_FAILURE, "--config FILE is required (see --help)\n");
 
 	/* A step that fails is torn down too: down() undoes whatever up() got done. */
 	while (n_up < RTE_DIM(steps)) {

@@ -13,7 +13,9 @@ OUT=$1
 QUICK=${2:-}
 EAL=(--no-huge -m 512 --no-shconf --no-pci -l 1 --log-level=lib.eal:error --log-level='.*:warning')
 TMP=$(mktemp -d /tmp/bn-micro.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# EAL leaves a runtime directory per file prefix behind (even with --no-shconf): remove ours.
+if ((EUID == 0)); then RUNDIR=/var/run/dpdk; else RUNDIR=${XDG_RUNTIME_DIR:-/tmp}/dpdk; fi
+trap 'rm -rf "$TMP" "$RUNDIR"/bn-mr "$RUNDIR"/bn-cg "$RUNDIR"/bn-dp "$RUNDIR"/bn-tp' EXIT
 note() { echo "micro: $*" >&2; }
 
 if [[ $QUICK == --quick ]]; then

@@ -2,6 +2,7 @@
 /* Console: show config, save config FILE, quit (and help, defined in sb_cli.c). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -9,8 +10,21 @@
 
 #include "sb_cli.h"
 
-/* The running configuration, copied for show/save (one console; large for a stack). */
-static struct sb_config cfg_buf;
+/* Write the running configuration to @p file: a copy, since another console may change it
+ * meanwhile. @return 0 or -errno. */
+static int
+save_running(const char *file)
+{
+	struct sb_config *c = malloc(sizeof(*c));
+	int ret;
+
+	if (c == NULL)
+		return -ENOMEM;
+	sb_ctl_config(sb_cli_ctl, c);
+	ret = sb_config_save(c, file);
+	free(c);
+	return ret;
+}
 
 /* show config */
 struct cmd_show_config_result {
@@ -27,14 +41,14 @@ cmd_show_config_parsed(void *res __rte_unused, struct cmdline *cl, void *data __
 
 	/* rte_cfgfile writes files; render to a temporary one and page it to the console. */
 	if (fd < 0) {
-		cmdline_printf(cl, "error: cannot render the config: %s\n", strerror(errno));
+		sb_cli_error(cl, "cannot render the config: %s", strerror(errno));
 		return;
 	}
 	close(fd);
-	ret = sb_config_save(sb_ctl_config(sb_cli_ctl, &cfg_buf), tmp);
+	ret = save_running(tmp);
 	f = ret == 0 ? fopen(tmp, "r") : NULL;
 	if (f == NULL) {
-		cmdline_printf(cl, "error: cannot render the config\n");
+		sb_cli_error(cl, "cannot render the config");
 	} else {
 		while (fgets(line, sizeof(line), f) != NULL)
 			cmdline_printf(cl, "%s", line);
@@ -63,10 +77,10 @@ static void
 cmd_save_config_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 {
 	struct cmd_save_config_result *r = res;
-	int ret = sb_config_save(sb_ctl_config(sb_cli_ctl, &cfg_buf), r->file);
+	int ret = save_running(r->file);
 
 	if (ret != 0)
-		cmdline_printf(cl, "error: cannot write '%s': %s\n", r->file,
+		sb_cli_error(cl, "cannot write '%s': %s", r->file,
 			strerror(ret < 0 ? -ret : EIO));
 	else
 		cmdline_printf(cl, "saved to %s\n", r->file);
@@ -94,7 +108,9 @@ struct cmd_quit_result {
 static void
 cmd_quit_parsed(void *res __rte_unused, struct cmdline *cl, void *data __rte_unused)
 {
-	sb_cli_quit_requested = true;
+	/* The -i console's quit stops the appliance (as always); a seqbond-console client's
+	 * ends that client's session only: stopping seqbond is the service manager's job. */
+	sb_cli_session()->quit = true;
 	cmdline_quit(cl);
 }
 
@@ -103,7 +119,8 @@ static cmdline_parse_token_string_t cmd_quit_quit =
 
 static cmdline_parse_inst_t cmd_quit = {
 	.f = cmd_quit_parsed,
-	.help_str = "quit: stop seqbond (counters are printed, every mbuf accounted for)",
+	.help_str = "quit: leave the console; from -i or --cmdline-file also stop seqbond "
+		"(counters are printed, every mbuf accounted for)",
 	.tokens = { (void *)&cmd_quit_quit, NULL },
 };
 

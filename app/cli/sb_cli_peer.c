@@ -26,7 +26,7 @@ find_peer(struct cmdline *cl, const struct sb_snapshot *s, const char *arg)
 		for (i = 0; i < s->peers.n_peers; i++)
 			if (s->peers.peer[i].host_id == id)
 				return i;
-	cmdline_printf(cl, "error: no peer with host id '%s' (see show peers)\n", arg);
+	sb_cli_error(cl, "no peer with host id '%s' (see show peers)", arg);
 	return -2;
 }
 

@@ -1,41 +1,57 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Console: member port commands (show/clear port ..., port start|stop, set port weight). */
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmdline_parse_num.h>
 #include <cmdline_parse_string.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 
 #include "sb_cli.h"
 
-/* Ports are named by seqbond's index (the N of [portN]), not the ethdev id. */
+/*
+ * Ports are named by seqbond's index (the N of [portN]), not the ethdev id. The index is a
+ * word, not a cmdline number token, so that every wrong one (16, 65536, -1, 0x1, 2^32) gets
+ * the same error naming it, where a number token would only say "Bad arguments".
+ * @return the index, or -1 with the error printed.
+ */
 static int
-check_port(struct cmdline *cl, uint16_t index)
+parse_port(struct cmdline *cl, const char *word)
 {
 	unsigned int n = sb_ctl_n_ports(sb_cli_ctl);
+	unsigned long v;
+	char *end;
 
-	if (index >= n) {
-		cmdline_printf(cl, "error: no port %u (ports 0..%u)\n", index, n - 1);
+	errno = 0;
+	v = strtoul(word, &end, 10);
+	if (!isdigit((unsigned char)word[0]) || *end != '\0' || errno != 0 || v >= n) {
+		sb_cli_error(cl, "no port %s (ports 0..%u)", word, n - 1);
 		return -1;
 	}
-	return 0;
+	return (int)v;
 }
 
 static void
 port_info(struct cmdline *cl, const struct sb_snapshot *s, unsigned int i)
 {
-	static struct sb_config cfg_buf;	/* one console; large for a stack */
-	const struct sb_config *cfg = sb_ctl_config(sb_cli_ctl, &cfg_buf);
 	const struct sb_snap_port *p = &s->port[i];
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;
 	char macs[RTE_ETHER_ADDR_FMT_SIZE];
 	uint16_t mtu = 0;
 
+	/* Sessions run at once: a copy of our own, on the heap (the config is large). */
+	struct sb_config *cfg = malloc(sizeof(*cfg));
+
+	if (cfg == NULL) {
+		sb_cli_error(cl, "out of memory");
+		return;
+	}
+	sb_ctl_config(sb_cli_ctl, cfg);
 	rte_eth_macaddr_get(p->port_id, &mac);
 	rte_ether_format_addr(macs, sizeof(macs), &mac);
 	rte_eth_dev_get_mtu(p->port_id, &mtu);
@@ -51,6 +67,7 @@ port_info(struct cmdline *cl, const struct sb_snapshot *s, unsigned int i)
 		p->rate_bps / 1e6);
 	cmdline_printf(cl, "  MTU         %u (config), %u (ethdev)\n", cfg->port[i].mtu, mtu);
 	cmdline_printf(cl, "  backlog     %" PRIu64 " us modelled\n", p->busy_ns / 1000);
+	free(cfg);
 }
 
 static void
@@ -69,21 +86,30 @@ port_stats(struct cmdline *cl, const struct sb_snapshot *s, unsigned int i)
 		es.oerrors, p->tx_frames, p->tx_bytes);
 }
 
-/* show port info|stats all */
-struct cmd_show_port_all_result {
-	cmdline_fixed_string_t show, port, what, all;
+/* show port info|stats all|N */
+struct cmd_show_port_result {
+	cmdline_fixed_string_t show, port, what, which;
 };
 
 static void
-cmd_show_port_all_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
+cmd_show_port_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 {
-	struct cmd_show_port_all_result *r = res;
-	const struct sb_snapshot *s = sb_cli_snapshot(cl);
-	unsigned int i;
+	struct cmd_show_port_result *r = res;
+	const struct sb_snapshot *s;
+	unsigned int i, first = 0, last;
+	int idx = -1;
 
+	if (strcmp(r->which, "all") != 0 && (idx = parse_port(cl, r->which)) < 0)
+		return;
+	s = sb_cli_snapshot(cl);
 	if (s == NULL)
 		return;
-	for (i = 0; i < s->n_ports; i++) {
+	last = s->n_ports;
+	if (idx >= 0) {
+		first = idx;
+		last = idx + 1;
+	}
+	for (i = first; i < last; i++) {
 		if (strcmp(r->what, "info") == 0)
 			port_info(cl, s, i);
 		else
@@ -91,62 +117,25 @@ cmd_show_port_all_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 	}
 }
 
-static cmdline_parse_token_string_t cmd_show_port_all_show =
-	TOKEN_STRING_INITIALIZER(struct cmd_show_port_all_result, show, "show");
-static cmdline_parse_token_string_t cmd_show_port_all_port =
-	TOKEN_STRING_INITIALIZER(struct cmd_show_port_all_result, port, "port");
-static cmdline_parse_token_string_t cmd_show_port_all_what =
-	TOKEN_STRING_INITIALIZER(struct cmd_show_port_all_result, what, "info#stats");
-static cmdline_parse_token_string_t cmd_show_port_all_all =
-	TOKEN_STRING_INITIALIZER(struct cmd_show_port_all_result, all, "all");
+static cmdline_parse_token_string_t cmd_show_port_show =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_result, show, "show");
+static cmdline_parse_token_string_t cmd_show_port_port =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_result, port, "port");
+static cmdline_parse_token_string_t cmd_show_port_what =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_result, what, "info#stats");
+static cmdline_parse_token_string_t cmd_show_port_which =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_port_result, which, NULL);
 
-static cmdline_parse_inst_t cmd_show_port_all = {
-	.f = cmd_show_port_all_parsed,
-	.help_str = "show port info|stats all: every member port's settings or counters",
-	.tokens = { (void *)&cmd_show_port_all_show, (void *)&cmd_show_port_all_port,
-		(void *)&cmd_show_port_all_what, (void *)&cmd_show_port_all_all, NULL },
-};
-
-/* show port info|stats N */
-struct cmd_show_port_one_result {
-	cmdline_fixed_string_t show, port, what;
-	uint16_t index;
-};
-
-static void
-cmd_show_port_one_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
-{
-	struct cmd_show_port_one_result *r = res;
-	const struct sb_snapshot *s;
-
-	if (check_port(cl, r->index) != 0 || (s = sb_cli_snapshot(cl)) == NULL)
-		return;
-	if (strcmp(r->what, "info") == 0)
-		port_info(cl, s, r->index);
-	else
-		port_stats(cl, s, r->index);
-}
-
-static cmdline_parse_token_string_t cmd_show_port_one_show =
-	TOKEN_STRING_INITIALIZER(struct cmd_show_port_one_result, show, "show");
-static cmdline_parse_token_string_t cmd_show_port_one_port =
-	TOKEN_STRING_INITIALIZER(struct cmd_show_port_one_result, port, "port");
-static cmdline_parse_token_string_t cmd_show_port_one_what =
-	TOKEN_STRING_INITIALIZER(struct cmd_show_port_one_result, what, "info#stats");
-static cmdline_parse_token_num_t cmd_show_port_one_index =
-	TOKEN_NUM_INITIALIZER(struct cmd_show_port_one_result, index, RTE_UINT16);
-
-static cmdline_parse_inst_t cmd_show_port_one = {
-	.f = cmd_show_port_one_parsed,
-	.help_str = "show port info|stats <N>: one member port's settings or counters",
-	.tokens = { (void *)&cmd_show_port_one_show, (void *)&cmd_show_port_one_port,
-		(void *)&cmd_show_port_one_what, (void *)&cmd_show_port_one_index, NULL },
+static cmdline_parse_inst_t cmd_show_port = {
+	.f = cmd_show_port_parsed,
+	.help_str = "show port info|stats all|<N>: member ports' settings or counters",
+	.tokens = { (void *)&cmd_show_port_show, (void *)&cmd_show_port_port,
+		(void *)&cmd_show_port_what, (void *)&cmd_show_port_which, NULL },
 };
 
 /* show port xstats N */
 struct cmd_show_xstats_result {
-	cmdline_fixed_string_t show, port, xstats;
-	uint16_t index;
+	cmdline_fixed_string_t show, port, xstats, index;
 };
 
 static void
@@ -155,14 +144,14 @@ cmd_show_xstats_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 	struct cmd_show_xstats_result *r = res;
 	struct rte_eth_xstat_name *names = NULL;
 	struct rte_eth_xstat *vals = NULL;
-	int n, i, port_id;
+	int n, i, port_id, idx = parse_port(cl, r->index);
 
-	if (check_port(cl, r->index) != 0)
+	if (idx < 0)
 		return;
-	port_id = sb_ctl_port_id(sb_cli_ctl, r->index);
+	port_id = sb_ctl_port_id(sb_cli_ctl, idx);
 	n = rte_eth_xstats_get_names(port_id, NULL, 0);
 	if (n <= 0) {
-		cmdline_printf(cl, "port %u: no extended statistics\n", r->index);
+		cmdline_printf(cl, "port %d: no extended statistics\n", idx);
 		return;
 	}
 	names = calloc(n, sizeof(*names));
@@ -170,8 +159,7 @@ cmd_show_xstats_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 	if (names == NULL || vals == NULL ||
 			rte_eth_xstats_get_names(port_id, names, n) != n ||
 			rte_eth_xstats_get(port_id, vals, n) != n) {
-		cmdline_printf(cl, "error: cannot read extended statistics of port %u\n",
-			r->index);
+		sb_cli_error(cl, "cannot read extended statistics of port %d", idx);
 	} else {
 		for (i = 0; i < n; i++)
 			cmdline_printf(cl, "%-32s %" PRIu64 "\n", names[vals[i].id].name,
@@ -187,8 +175,8 @@ static cmdline_parse_token_string_t cmd_show_xstats_port =
 	TOKEN_STRING_INITIALIZER(struct cmd_show_xstats_result, port, "port");
 static cmdline_parse_token_string_t cmd_show_xstats_xstats =
 	TOKEN_STRING_INITIALIZER(struct cmd_show_xstats_result, xstats, "xstats");
-static cmdline_parse_token_num_t cmd_show_xstats_index =
-	TOKEN_NUM_INITIALIZER(struct cmd_show_xstats_result, index, RTE_UINT16);
+static cmdline_parse_token_string_t cmd_show_xstats_index =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_xstats_result, index, NULL);
 
 static cmdline_parse_inst_t cmd_show_xstats = {
 	.f = cmd_show_xstats_parsed,
@@ -206,23 +194,13 @@ static void
 cmd_clear_stats_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 {
 	struct cmd_clear_stats_result *r = res;
-	char *end;
-	long idx = -1;
-	int ret;
+	int idx = -1, ret;
 
-	if (strcmp(r->which, "all") != 0) {
-		idx = strtol(r->which, &end, 10);
-		if (*end != '\0' || end == r->which || idx < 0 || idx > UINT16_MAX) {
-			cmdline_printf(cl, "error: '%s' is neither 'all' nor a port number\n",
-				r->which);
-			return;
-		}
-		if (check_port(cl, idx) != 0)
-			return;
-	}
+	if (strcmp(r->which, "all") != 0 && (idx = parse_port(cl, r->which)) < 0)
+		return;
 	ret = sb_ctl_clear_port_stats(sb_cli_ctl, idx);
 	if (ret != 0)
-		cmdline_printf(cl, "error: %s\n", strerror(-ret));
+		sb_cli_error(cl, "%s", strerror(-ret));
 }
 
 static cmdline_parse_token_string_t cmd_clear_stats_clear =
@@ -243,8 +221,7 @@ static cmdline_parse_inst_t cmd_clear_stats = {
 
 /* port stop|start N */
 struct cmd_port_admin_result {
-	cmdline_fixed_string_t port, action;
-	uint16_t index;
+	cmdline_fixed_string_t port, action, index;
 };
 
 static void
@@ -252,20 +229,21 @@ cmd_port_admin_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 {
 	struct cmd_port_admin_result *r = res;
 	char err[256];
+	int idx = parse_port(cl, r->index);
 
-	if (check_port(cl, r->index) != 0)
+	if (idx < 0)
 		return;
-	if (sb_ctl_port_admin(sb_cli_ctl, r->index, strcmp(r->action, "start") == 0, err,
+	if (sb_ctl_port_admin(sb_cli_ctl, idx, strcmp(r->action, "start") == 0, err,
 			sizeof(err)) != 0)
-		cmdline_printf(cl, "error: %s\n", err);
+		sb_cli_error(cl, "%s", err);
 }
 
 static cmdline_parse_token_string_t cmd_port_admin_port =
 	TOKEN_STRING_INITIALIZER(struct cmd_port_admin_result, port, "port");
 static cmdline_parse_token_string_t cmd_port_admin_action =
 	TOKEN_STRING_INITIALIZER(struct cmd_port_admin_result, action, "stop#start");
-static cmdline_parse_token_num_t cmd_port_admin_index =
-	TOKEN_NUM_INITIALIZER(struct cmd_port_admin_result, index, RTE_UINT16);
+static cmdline_parse_token_string_t cmd_port_admin_index =
+	TOKEN_STRING_INITIALIZER(struct cmd_port_admin_result, index, NULL);
 
 static cmdline_parse_inst_t cmd_port_admin = {
 	.f = cmd_port_admin_parsed,
@@ -277,9 +255,7 @@ static cmdline_parse_inst_t cmd_port_admin = {
 
 /* set port N weight W */
 struct cmd_set_weight_result {
-	cmdline_fixed_string_t set, port;
-	uint16_t index;
-	cmdline_fixed_string_t weight, value;
+	cmdline_fixed_string_t set, port, index, weight, value;
 };
 
 static void
@@ -287,20 +263,21 @@ cmd_set_weight_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 {
 	struct cmd_set_weight_result *r = res;
 	char section[16], err[256];
+	int idx = parse_port(cl, r->index);
 
-	if (check_port(cl, r->index) != 0)
+	if (idx < 0)
 		return;
-	snprintf(section, sizeof(section), "port%u", r->index);
+	snprintf(section, sizeof(section), "port%d", idx);
 	if (sb_ctl_set(sb_cli_ctl, section, "rate_mbit", r->value, err, sizeof(err)) != 0)
-		cmdline_printf(cl, "error: %s\n", err);
+		sb_cli_error(cl, "%s", err);
 }
 
 static cmdline_parse_token_string_t cmd_set_weight_set =
 	TOKEN_STRING_INITIALIZER(struct cmd_set_weight_result, set, "set");
 static cmdline_parse_token_string_t cmd_set_weight_port =
 	TOKEN_STRING_INITIALIZER(struct cmd_set_weight_result, port, "port");
-static cmdline_parse_token_num_t cmd_set_weight_index =
-	TOKEN_NUM_INITIALIZER(struct cmd_set_weight_result, index, RTE_UINT16);
+static cmdline_parse_token_string_t cmd_set_weight_index =
+	TOKEN_STRING_INITIALIZER(struct cmd_set_weight_result, index, NULL);
 static cmdline_parse_token_string_t cmd_set_weight_weight =
 	TOKEN_STRING_INITIALIZER(struct cmd_set_weight_result, weight, "weight");
 static cmdline_parse_token_string_t cmd_set_weight_value =
@@ -316,8 +293,7 @@ static cmdline_parse_inst_t cmd_set_weight = {
 };
 
 cmdline_parse_inst_t *sb_cli_port_cmds[] = {
-	&cmd_show_port_all,
-	&cmd_show_port_one,
+	&cmd_show_port,
 	&cmd_show_xstats,
 	&cmd_clear_stats,
 	&cmd_port_admin,

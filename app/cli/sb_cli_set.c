@@ -15,7 +15,7 @@ apply(struct cmdline *cl, const char *key, const char *value)
 	char err[256];
 
 	if (sb_ctl_set(sb_cli_ctl, "seqbond", key, value, err, sizeof(err)) != 0)
-		cmdline_printf(cl, "error: %s\n", err);
+		sb_cli_error(cl, "%s", err);
 }
 
 /* set scheduler NAME */

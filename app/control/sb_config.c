@@ -501,58 +501,98 @@ line_trim(char *s)
 }
 
 /*
+ * Longest line rte_cfgfile_load() reads: it fgets() into CFG_NAME_LEN + CFG_VALUE_LEN + 4
+ * bytes and refuses a line that fills them without its newline (DPDK 22.11
+ * lib/cfgfile/rte_cfgfile.c), so 322 characters before the newline, comments and blanks
+ * included.
+ */
+#define CFG_LINE_MAX (CFG_NAME_LEN + CFG_VALUE_LEN + 2)
+
+/* @p s for a message: whole when short, else its start and its length. */
+static const char *
+abbrev(char *buf, size_t len, const char *s)
+{
+	if (strlen(s) <= 40)
+		return s;
+	snprintf(buf, len, "%.32s... (%u characters)", s, (unsigned int)strlen(s));
+	return buf;
+}
+
+/*
  * Check every line is "[section]", "key = value", blank or a comment before rte_cfgfile
  * reads the file: rte_cfgfile rejects some mistakes with only a line number in its own log,
- * and ignores others. Errors name the line, its section and its key.
+ * and ignores others; it silently truncates section names and keys longer than
+ * CFG_NAME_LEN - 1 and values longer than CFG_VALUE_LEN - 1 (strlcpy), which would turn a
+ * typo into a different key. Errors name the line, its section and its key.
  */
 static int
 check_syntax(struct cfg_ctx *x, FILE *f)
 {
-	char buf[CFG_NAME_LEN + CFG_VALUE_LEN + 64], section[CFG_NAME_LEN] = "", *s, *eq, *k;
+	char section[CFG_NAME_LEN] = "", key_disp[80], value_disp[80], *buf = NULL, *s, *eq, *k;
+	size_t cap = 0, n;
+	ssize_t len;
 	unsigned int line = 0;
+	int ret = 0;
 
 	x->section = "(no section)";
-	while (fgets(buf, sizeof(buf), f) != NULL) {
+	while (ret == 0 && (len = getline(&buf, &cap, f)) >= 0) {
 		line++;
 		x->key = NULL;
-		if (strchr(buf, '\n') == NULL && !feof(f))
-			return cfg_fail(x, "line %u: longer than %zu characters", line,
-				sizeof(buf) - 2);
+		n = len > 0 && buf[len - 1] == '\n' ? (size_t)len - 1 : (size_t)len;
+		if (n > CFG_LINE_MAX) {
+			ret = cfg_fail(x, "line %u: %zu characters; lines have at most %d", line, n,
+				CFG_LINE_MAX);
+			break;
+		}
 		s = line_trim(buf);
 		if (*s == '\0')
 			continue;
 		if (*s == '[') {
-			size_t n = strlen(s);
-
-			if (s[n - 1] != ']' || n == 2)
-				return cfg_fail(x, "line %u: '%s': expected [section]", line, s);
-			if (n - 2 >= CFG_NAME_LEN)
-				return cfg_fail(x, "line %u: section name longer than %d characters",
-					line, CFG_NAME_LEN - 1);
-			memcpy(section, s + 1, n - 2);
-			section[n - 2] = '\0';
+			n = strlen(s);
+			if (s[n - 1] != ']' || n == 2) {
+				ret = cfg_fail(x, "line %u: '%s': expected [section]", line, s);
+				break;
+			}
+			s[n - 1] = '\0';
+			s = line_trim(s + 1);	/* rte_cfgfile strips blanks inside [ ] too */
+			if (strlen(s) >= CFG_NAME_LEN) {
+				ret = cfg_fail(x, "line %u: section name '%s' longer than %d characters",
+					line, abbrev(key_disp, sizeof(key_disp), s), CFG_NAME_LEN - 1);
+				break;
+			}
+			if (*s == '\0') {
+				ret = cfg_fail(x, "line %u: empty section name", line);
+				break;
+			}
+			strlcpy(section, s, sizeof(section));
 			x->section = section;
 			continue;
 		}
 		eq = strchr(s, '=');
-		if (eq == NULL)
-			return cfg_fail(x, "line %u: '%s': expected 'key = value'", line, s);
+		if (eq == NULL) {
+			ret = cfg_fail(x, "line %u: '%s': expected 'key = value'", line, s);
+			break;
+		}
 		*eq = '\0';
 		k = line_trim(s);
-		x->key = k;
-		x->value = line_trim(eq + 1);
+		x->key = abbrev(key_disp, sizeof(key_disp), k);
+		x->value = abbrev(value_disp, sizeof(value_disp), line_trim(eq + 1));
 		if (*k == '\0')
-			return cfg_fail(x, "line %u: no key before '='", line);
-		if (section[0] == '\0')
-			return cfg_fail(x, "line %u: key outside any section", line);
-		if (strlen(k) >= CFG_NAME_LEN || strlen(x->value) >= CFG_VALUE_LEN)
-			return cfg_fail(x, "line %u: key or value too long (%d, %d characters at most)",
-				line, CFG_NAME_LEN - 1, CFG_VALUE_LEN - 1);
-		if (x->value[0] == '\0')
-			return cfg_fail(x, "line %u: empty value", line);
+			ret = cfg_fail(x, "line %u: no key before '='", line);
+		else if (section[0] == '\0')
+			ret = cfg_fail(x, "line %u: key outside any section", line);
+		else if (strlen(k) >= CFG_NAME_LEN)
+			ret = cfg_fail(x, "line %u: key longer than %d characters", line,
+				CFG_NAME_LEN - 1);
+		else if (strlen(line_trim(eq + 1)) >= CFG_VALUE_LEN)
+			ret = cfg_fail(x, "line %u: value longer than %d characters", line,
+				CFG_VALUE_LEN - 1);
+		else if (x->value[0] == '\0')
+			ret = cfg_fail(x, "line %u: empty value", line);
 	}
+	free(buf);
 	x->key = NULL;
-	return 0;
+	return ret;
 }
 
 int

@@ -179,7 +179,7 @@ done
 tlog=$SB_WORK/tmux-b.log
 tmux new-session -d -s "sbtest-$$" -x 200 -y 50 \
 	"ip netns exec $SB_NS-b $SEQBOND_BIN -l 0,1 --main-lcore 1 --no-huge -m 512 --no-pci \
-	--file-prefix $SB_NS-b2 -- --config $cfg_b -i 2>&1 | tee $tlog"
+	--file-prefix $SB_NS-b2 -- --config $cfg_b --no-console-socket -i 2>&1 | tee $tlog"
 # sb_cleanup reads the exit status from $?: hand it the test's, not tmux's. The session has
 # usually ended by itself (seqbond's `quit` ends it), so killing it may fail: that is not the
 # test's failure, and under `set -e` an unguarded failure in the trap would become the exit code.

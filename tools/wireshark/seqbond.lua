@@ -2,12 +2,20 @@
 -- docs/wire-format.md describes every field. Use:
 --   tshark -X lua_script:tools/wireshark/seqbond.lua -r capture.pcapng -V
 -- or copy it to ~/.local/lib/wireshark/plugins/.
+--
+-- A frame seqbond's receiver would refuse is flagged with an expert item named after the
+-- datapath counter it lands in (seqbond.truncated -> rx_err_truncated, ...), so a display
+-- filter such as `seqbond.bad_flags` finds the frames behind a counter. Whatever the bytes,
+-- the dissector raises no Lua error: every length is checked before a field is read, and a
+-- malformed inner frame is left to Wireshark's own "Malformed Packet" marking.
 
 local sb = Proto("seqbond", "seqbond link aggregation shim")
 
 local types = { [0] = "DATA", [2] = "HELLO" }
+local SHIM_LEN = 8
 local HELLO_LEN = 40
 local ENTRY_LEN = 28
+local MAX_PATH = 15 -- path id = the sender's port index, 0..15
 
 local f = sb.fields
 f.version = ProtoField.uint8("seqbond.version", "Version", base.DEC, nil, 0xf0)
@@ -46,16 +54,71 @@ f.e_owd_min = ProtoField.uint32("seqbond.entry.owd_min_us", "Min one-way delay (
 	base.DEC)
 f.e_owd = ProtoField.uint32("seqbond.entry.owd_us", "One-way delay (us)", base.DEC)
 
+local function malformed(abbrev, text)
+	return ProtoExpert.new("seqbond." .. abbrev, text, expert.group.MALFORMED,
+		expert.severity.ERROR)
+end
+local ex = {
+	truncated = malformed("truncated", "Shorter than its type needs (rx_err_truncated)"),
+	bad_version = malformed("bad_version", "Unknown shim version (rx_err_bad_version)"),
+	bad_type = malformed("bad_type", "Unknown frame type (rx_err_bad_type)"),
+	bad_flags = malformed("bad_flags", "Flags this version does not define (rx_err_bad_flags)"),
+	bad_path = ProtoExpert.new("seqbond.bad_path", "Path id above 15 (no such sender port)",
+		expert.group.MALFORMED, expert.severity.WARN),
+	bad_hello = malformed("bad_hello", "Hello no seqbond host sends (rx_err_bad_hello)"),
+	bad_entry = ProtoExpert.new("seqbond.bad_entry",
+		"Entry the receiver skips (rejects bad_entry)", expert.group.MALFORMED,
+		expert.severity.WARN),
+}
+sb.experts = { ex.truncated, ex.bad_version, ex.bad_type, ex.bad_flags, ex.bad_path,
+	ex.bad_hello, ex.bad_entry }
+
 local ethertype_table = DissectorTable.get("ethertype")
 local eth_dissector = Dissector.get("eth_withoutfcs")
 
+-- Hand the inner frame to Wireshark's dissectors. They throw on malformed content (after
+-- marking the frame "Malformed Packet" themselves); that must not become a Lua error.
+local function inner(fn, ...)
+	pcall(fn, ...)
+end
+
+-- Why sb_wire_hello_decode() refuses this fixed part, or nil.
+local function hello_fault(buf)
+	local host, port, n = buf(8, 4):uint(), buf(22, 1):uint(), buf(23, 1):uint()
+	if host == 0 then
+		return "host id 0"
+	elseif n == 0 then
+		return "no ports"
+	elseif port >= n then
+		return string.format("port index %d of %d ports", port, n)
+	elseif buf(28, 2):uint() == 0 then
+		return "hello interval 0"
+	elseif buf(32, 1):uint() == 0 then
+		return "detect multiplier 0"
+	elseif bit.band(buf(16, 1):uint(), 0x01) ~= 0 then
+		return "group aggregate MAC"
+	elseif buf(30, 2):uint() < 68 then
+		return string.format("MTU %d below 68", buf(30, 2):uint())
+	elseif bit.band(buf(33, 1):uint(), 0xfc) ~= 0 then
+		return string.format("hello flags 0x%02x", buf(33, 1):uint())
+	end
+	return nil
+end
+
+-- The hello body after the shim: the rules of sb_wire_hello_decode() and
+-- sb_wire_hello_entry_get().
 local function hello(buf, pinfo, t)
 	local len = buf:len()
-	if len < 8 + HELLO_LEN then
+	if len < SHIM_LEN + HELLO_LEN then
+		if len > SHIM_LEN then
+			t:add(buf(SHIM_LEN), "Hello (truncated)")
+		end
+		t:add_proto_expert_info(ex.truncated, string.format(
+			"Hello body of %d bytes, %d needed", len - SHIM_LEN, HELLO_LEN))
 		pinfo.cols.info = "seqbond HELLO (truncated)"
 		return len
 	end
-	local h = t:add(buf(8, HELLO_LEN), "Hello")
+	local h = t:add(buf(SHIM_LEN, HELLO_LEN), "Hello")
 	h:add(f.host_id, buf(8, 4))
 	h:add(f.instance, buf(12, 4))
 	h:add(f.agg_mac, buf(16, 6))
@@ -72,15 +135,20 @@ local function hello(buf, pinfo, t)
 	h:add(f.hello_seq, buf(36, 4))
 	h:add(f.tx_time, buf(40, 4))
 	h:add(f.n_entries, buf(44, 2))
+	local why = hello_fault(buf)
 	local n = buf(44, 2):uint()
-	local fit = math.floor((len - 8 - HELLO_LEN) / ENTRY_LEN)
-	if n > fit then
-		h:add_expert_info(PI_MALFORMED, PI_ERROR,
+	local fit = math.floor((len - SHIM_LEN - HELLO_LEN) / ENTRY_LEN)
+	-- The receiver reads the entries only of a hello it accepts whole.
+	local checked = why == nil and n <= fit
+	if why ~= nil then
+		h:add_proto_expert_info(ex.bad_hello, "Bad hello: " .. why)
+	elseif n > fit then
+		h:add_proto_expert_info(ex.truncated,
 			string.format("%d entries announced, %d present", n, fit))
-		n = fit
 	end
+	n = math.min(n, fit)
 	for i = 0, n - 1 do
-		local o = 8 + HELLO_LEN + i * ENTRY_LEN
+		local o = SHIM_LEN + HELLO_LEN + i * ENTRY_LEN
 		local e = h:add(buf(o, ENTRY_LEN), string.format("Heard: host %d port %d",
 			buf(o, 4):uint(), buf(o + 4, 1):uint()))
 		e:add(f.e_host, buf(o, 4))
@@ -93,61 +161,86 @@ local function hello(buf, pinfo, t)
 		e:add(f.e_rate, buf(o + 16, 4))
 		e:add(f.e_owd_min, buf(o + 20, 4))
 		e:add(f.e_owd, buf(o + 24, 4))
+		if checked and (buf(o, 4):uint() == 0 or
+				bit.band(buf(o + 5, 1):uint(), 0xfc) ~= 0) then
+			e:add_proto_expert_info(ex.bad_entry)
+		end
 	end
 	local probe = bit.band(buf(33, 1):uint(), 0x01) ~= 0
-	pinfo.cols.info = string.format("seqbond HELLO%s host %d port %d/%d, %d heard",
+	pinfo.cols.info = string.format("seqbond HELLO%s host %d port %d/%d, %d heard%s",
 		probe and " (probe)" or "", buf(8, 4):uint(), buf(22, 1):uint(),
-		buf(23, 1):uint(), n)
+		buf(23, 1):uint(), n, why and (" (" .. why .. ")") or "")
 	return len
 end
 
 function sb.dissector(buf, pinfo, tree)
-	if buf:len() < 8 then
-		return 0
+	local len = buf:len()
+	pinfo.cols.protocol = "seqbond"
+	if len < SHIM_LEN then
+		local t = tree:add(sb, buf(0))
+		t:add_proto_expert_info(ex.truncated, string.format(
+			"Shim of %d bytes, %d needed", len, SHIM_LEN))
+		pinfo.cols.info = string.format("seqbond (truncated, %d bytes)", len)
+		return len
 	end
 	local version = bit.rshift(buf(0, 1):uint(), 4)
 	local ftype = bit.band(buf(0, 1):uint(), 0x0f)
 	local flags = buf(1, 1):uint()
-	pinfo.cols.protocol = "seqbond"
-	local t = tree:add(sb, buf(0, 8))
+	local path = buf(2, 1):uint()
+	local t = tree:add(sb, buf(0, SHIM_LEN))
 	t:add(f.version, buf(0, 1))
 	t:add(f.type, buf(0, 1))
 	local ft = t:add(f.flags, buf(1, 1))
 	ft:add(f.elided, buf(1, 1))
-	t:add(f.path, buf(2, 1))
+	local pt = t:add(f.path, buf(2, 1))
 	t:add(f.path_seq, buf(3, 1))
 	t:add(f.seq, buf(4, 4))
+	if path > MAX_PATH then
+		pt:add_proto_expert_info(ex.bad_path)
+	end
 	local name = types[ftype] or ("type " .. ftype)
+	-- The receiver's order of checks (sb_wire_parse): version, type, flags, then length.
 	if version ~= 2 then
+		t:add_proto_expert_info(ex.bad_version, string.format("Version %d", version))
 		pinfo.cols.info = string.format("seqbond unknown version %d", version)
-		return 8
+		return len
+	end
+	if types[ftype] == nil then
+		t:add_proto_expert_info(ex.bad_type, string.format("Type %d", ftype))
+		pinfo.cols.info = string.format("seqbond unknown type %d", ftype)
+		return len
+	end
+	if bit.band(flags, 0xfe) ~= 0 or (ftype == 2 and flags ~= 0) then
+		ft:add_proto_expert_info(ex.bad_flags, string.format("Flags 0x%02x", flags))
+		pinfo.cols.info = string.format("seqbond %s with bad flags 0x%02x", name, flags)
+		return len
 	end
 	if ftype == 2 then
 		return hello(buf, pinfo, t)
 	end
-	if types[ftype] == nil then
-		pinfo.cols.info = string.format("seqbond unknown type %d", ftype)
-		return 8
+	local elided = bit.band(flags, 0x01) ~= 0
+	local need = SHIM_LEN + (elided and 2 or 14)
+	pinfo.cols.info = string.format("seqbond %s path %d seq %d", name, path, buf(4, 4):uint())
+	if len < need then
+		t:add_proto_expert_info(ex.truncated, string.format(
+			"%s frame of %d bytes after the outer header, %d needed", name, len, need))
+		pinfo.cols.info:append(" (truncated)")
+		return len
 	end
-	pinfo.cols.info = string.format("seqbond %s path %d seq %d", name, buf(2, 1):uint(),
-		buf(4, 4):uint())
-	if bit.band(flags, 0x01) ~= 0 then
-		if buf:len() < 10 then
-			return buf:len()
-		end
+	if elided then
 		local et = buf(8, 2):uint()
 		t:add(f.inner_type, buf(8, 2))
 		t:set_len(10)
-		if buf:len() > 10 then
-			ethertype_table:try(et, buf(10):tvb(), pinfo, tree)
+		if len > 10 then
+			inner(function() ethertype_table:try(et, buf(10):tvb(), pinfo, tree) end)
 		end
-	elseif buf:len() > 8 and eth_dissector ~= nil then
-		eth_dissector:call(buf(8):tvb(), pinfo, tree)
+	elseif eth_dissector ~= nil then
+		inner(function() eth_dissector:call(buf(8):tvb(), pinfo, tree) end)
 	end
 	-- Keep seqbond's summary in the Info column over the inner protocol's.
-	pinfo.cols.info:prepend(string.format("[seqbond %s path %d seq %d] ", name,
-		buf(2, 1):uint(), buf(4, 4):uint()))
-	return buf:len()
+	pinfo.cols.info:prepend(string.format("[seqbond %s path %d seq %d] ", name, path,
+		buf(4, 4):uint()))
+	return len
 end
 
 ethertype_table:add(0x88b5, sb)

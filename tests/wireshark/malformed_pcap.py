@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Write a pcap of malformed seqbond frames for the dissector test, and what each should be.
+
+malformed_pcap.py OUT.pcap EXPECT.json [--count N] [--seed S]
+
+Frames (docs/wire-format.md, version 2), all with the seqbond EtherType: a hello listing two
+heard ports, an elided DATA frame carrying IPv4/TCP, a DATA frame with the whole inner
+Ethernet frame (ARP) and a flooded broadcast ARP, each cut after every byte of the shim and
+beyond; every version x type; every flags value on DATA and HELLO; every path id; each absurd
+hello field and entry; then seeded random mutations up to N frames. EXPECT.json holds, per
+class (truncated, bad_version, bad_type, bad_flags, bad_path, bad_hello, bad_entry), the frame
+numbers the reference rules below (those of lib/wire/sb_wire.c) put in it, and the frames that
+carry the seqbond EtherType at all.
+"""
+import json
+import random
+import struct
+import sys
+
+ETHERTYPE = 0x88B5
+HDR = 14 + 8
+HELLO_LEN = 40
+ENTRY_LEN = 28
+VERSION = 2
+
+
+def eth(dst, src, etype):
+    return bytes(dst) + bytes(src) + struct.pack("!H", etype)
+
+
+def shim(version, ftype, flags, path, seq, path_seq=0):
+    return struct.pack("!BBBBI", (version << 4) | ftype, flags, path, path_seq, seq)
+
+
+PORT_MAC = [0x02, 0x53, 0x42, 0xAA, 0x00, 0x01]
+PEER_MAC = [0x02, 0x53, 0x42, 0xBB, 0x00, 0x01]
+HELLO_DST = [0x03, 0x53, 0x42, 0x00, 0x00, 0x01]
+BCAST = [0xFF] * 6
+
+
+HELLO_FMT = "!II6sBBIHHBBHIIH"    # the 40-byte fixed part (2 bytes reserved at the end)
+ENTRY_FMT = "!IBBHIIIII"
+
+
+def entry(host_id=2, port=0, flags=3, rx=1000, lost=0, rate=99000, owd_min=120, owd=150):
+    return struct.pack(ENTRY_FMT, host_id, port, flags, 0, rx, lost, rate, owd_min, owd)
+
+
+def hello_body(host_id=1, instance=0x6B2CFC73, agg=(2, 0x53, 0x42, 0, 0, 1), port=0, n_ports=4,
+               rate=100000, interval=10, mtu=1500, mult=4, hflags=0, probe_ms=200, hseq=9,
+               tx_us=123456, entries=None, n_entries=None):
+    entries = [entry(), entry(port=1)] if entries is None else entries
+    n = len(entries) if n_entries is None else n_entries
+    return struct.pack(HELLO_FMT, host_id, instance, bytes(agg), port, n_ports, rate, interval,
+                       mtu, mult, hflags, probe_ms, hseq, tx_us, n) + bytes(2) + b"".join(entries)
+
+
+def hello(flags=0, path=0, **kw):
+    return eth(HELLO_DST, PORT_MAC, ETHERTYPE) + shim(VERSION, 2, flags, path, 0) + \
+        hello_body(**kw)
+
+
+def ipv4_tcp():
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40, 1, 0x4000, 64, 6, 0, bytes([10, 99, 0, 1]),
+                     bytes([10, 99, 0, 2]))
+    tcp = struct.pack("!HHIIBBHHH", 40000, 5201, 1, 0, 0x50, 0x02, 64240, 0, 0)
+    return ip + tcp
+
+
+def arp(target_bcast):
+    return struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1, bytes(PORT_MAC),
+                       bytes([10, 99, 0, 1]), bytes(6 if target_bcast else PEER_MAC),
+                       bytes([10, 99, 0, 2]))
+
+
+def data_elided(version=VERSION, ftype=0, flags=1, path=2, seq=3112703338):
+    return (eth(PEER_MAC, PORT_MAC, ETHERTYPE) + shim(version, ftype, flags, path, seq) +
+            struct.pack("!H", 0x0800) + ipv4_tcp())
+
+
+def data_full(ftype=0, flags=0, path=1, seq=77):
+    inner = eth(PEER_MAC, PORT_MAC, 0x0806) + arp(False)
+    return eth(PEER_MAC, PORT_MAC, ETHERTYPE) + shim(VERSION, ftype, flags, path, seq) + inner
+
+
+def flood_bcast():
+    """A broadcast flooded to one peer: a sequenced DATA copy with the whole inner frame."""
+    inner = eth(BCAST, PORT_MAC, 0x0806) + arp(True)
+    return eth(PEER_MAC, PORT_MAC, ETHERTYPE) + shim(VERSION, 0, 0, 0, 41, 7) + inner
+
+
+def classify(f):
+    """Reference rules (lib/wire/sb_wire.c sb_wire_parse, sb_wire_hello_decode): the
+    classes a frame falls in; None when it is not seqbond's EtherType."""
+    if len(f) < 14 or struct.unpack("!H", f[12:14])[0] != ETHERTYPE:
+        return None
+    if len(f) < HDR:
+        return {"truncated"}
+    version, ftype, flags, path = f[14] >> 4, f[14] & 0x0F, f[15], f[16]
+    out = set()
+    if path > 15:
+        out.add("bad_path")
+    if version != VERSION:
+        return out | {"bad_version"}
+    if ftype not in (0, 2):
+        return out | {"bad_type"}
+    if flags & ~0x01 or (ftype == 2 and flags != 0):
+        return out | {"bad_flags"}
+    if ftype == 2:
+        if len(f) < HDR + HELLO_LEN:
+            return out | {"truncated"}
+        (host_id, _, agg, port, n_ports, _, interval, mtu, mult, hflags, _, _, _,
+         n) = struct.unpack(HELLO_FMT, f[HDR:HDR + HELLO_LEN - 2])
+        if host_id == 0 or n_ports == 0 or port >= n_ports or interval == 0 or mult == 0 or \
+                agg[0] & 1 or mtu < 68 or hflags & ~0x03:
+            return out | {"bad_hello"}
+        if (len(f) - HDR - HELLO_LEN) // ENTRY_LEN < n:
+            return out | {"truncated"}
+        for i in range(n):
+            o = HDR + HELLO_LEN + i * ENTRY_LEN
+            e_host, _, e_flags = struct.unpack("!IBB", f[o:o + 6])
+            if e_host == 0 or e_flags & ~0x03:
+                out.add("bad_entry")
+        return out
+    need = HDR + (2 if flags & 0x01 else 14)
+    if len(f) < need:
+        out.add("truncated")
+    return out
+
+
+def main():
+    out, expect_file = sys.argv[1], sys.argv[2]
+    count = int(sys.argv[sys.argv.index("--count") + 1]) if "--count" in sys.argv else 2000
+    seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1
+    rnd = random.Random(seed)
+    frames = []
+    bases = [hello(), data_elided(), data_full(), flood_bcast()]
+    for b in bases:                                  # cut after every byte past the EtherType
+        frames += [b[:n] for n in range(14, len(b))]
+    for v in range(16):                              # every version x type
+        frames += [data_elided(version=v, ftype=t) for t in range(16)]
+    frames += [data_elided(flags=fl) for fl in range(256)]    # every flags value
+    frames += [hello(flags=fl) for fl in range(1, 256)]
+    frames += [data_elided(path=p) for p in range(256)]       # every path id
+    frames += [hello(host_id=0), hello(n_ports=0), hello(port=4), hello(interval=0),
+               hello(agg=(3, 0x53, 0x42, 0, 0, 1)), hello(mtu=67), hello(path=200),
+               hello(mult=0), hello(hflags=4), hello(hflags=3), hello(n_entries=3),
+               hello(n_entries=65535), hello(entries=[]),
+               hello(entries=[entry(host_id=0)]), hello(entries=[entry(), entry(flags=4)])]
+    while len(frames) < count:                       # seeded mutations of the shim and beyond
+        f = bytearray(rnd.choice(bases))
+        for _ in range(rnd.randint(1, 4)):
+            f[rnd.randrange(14, len(f))] = rnd.randrange(256)
+        frames.append(bytes(f[:rnd.randint(14, len(f))]))
+    frames = frames[:count]
+
+    with open(out, "wb") as p:
+        p.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))  # Ethernet
+        for i, f in enumerate(frames):
+            p.write(struct.pack("<IIII", 1700000000 + i // 1000, (i % 1000) * 1000, len(f),
+                                len(f)))
+            p.write(f)
+    expect = {"frames": len(frames), "seqbond": [], "truncated": [], "bad_version": [],
+              "bad_type": [], "bad_flags": [], "bad_path": [], "bad_hello": [], "bad_entry": []}
+    for i, f in enumerate(frames, 1):
+        c = classify(f)
+        if c is None:
+            continue
+        expect["seqbond"].append(i)
+        for k in c:
+            expect[k].append(i)
+    with open(expect_file, "w") as e:
+        json.dump(expect, e)
+    print("%d frames, %d with the seqbond EtherType: %s" % (
+        len(frames), len(expect["seqbond"]),
+        ", ".join("%s %d" % (k, len(v)) for k, v in expect.items()
+                  if k not in ("frames", "seqbond"))))
+
+
+if __name__ == "__main__":
+    main()

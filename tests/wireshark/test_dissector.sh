@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The Wireshark dissector (tools/wireshark/seqbond.lua) on 2000 malformed shim frames
+# (malformed_pcap.py: cut after every byte, every version x type, every flags value, every path
+# id, absurd hellos, seeded mutations): tshark dissects them all in under 10 s with no Lua error,
+# and flags exactly the frames the receiver's rules (lib/wire) refuse, class by class. A copy of
+# the dissector without its guard around the inner dissectors must show Lua errors here: proof
+# that the pcap holds the frames that once raised them and that this test sees such errors.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LUA=$ROOT/tools/wireshark/seqbond.lua
+command -v tshark >/dev/null || { echo "SKIP: tshark not installed (tools/install-deps)"; exit 77; }
+work=$(mktemp -d /tmp/seqbond-dissector.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: test_dissector: $*" >&2; exit 1; }
+
+python3 "$ROOT/tests/wireshark/malformed_pcap.py" "$work/m.pcap" "$work/expect.json" --count 2000
+
+# tshark_run LUA_FILE ARGS...: tshark with the dissector; its stdout and stderr in $work/out.
+tshark_run() {
+	local lua=$1
+	shift
+	tshark -X "lua_script:$lua" -r "$work/m.pcap" "$@" >"$work/out" 2>&1
+}
+
+start=$(date +%s.%N)
+tshark_run "$LUA" -V || fail "tshark exited with status $?"
+secs=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" \
+	"$start" "$(date +%s.%N)")
+echo "# tshark -V over 2000 malformed frames: $secs s"
+python3 -c 'import sys; sys.exit(float(sys.argv[1]) >= 10)' "$secs" || fail "took $secs s (limit 10 s)"
+errors=$(grep -c 'Lua Error' "$work/out" || true)
+((errors == 0)) || { grep -m 3 'Lua Error' "$work/out"; fail "$errors Lua errors"; }
+
+# Every frame is dissected as seqbond, and each class holds exactly the expected frames.
+for class in seqbond truncated bad_version bad_type bad_flags bad_path bad_hello bad_entry; do
+	filter=seqbond
+	[[ $class == seqbond ]] || filter=seqbond.$class
+	tshark_run "$LUA" -Y "$filter" -T fields -e frame.number || fail "tshark -Y $filter"
+	got=$(grep -E '^[0-9]+$' "$work/out" | paste -sd, -)
+	want=$(python3 -c 'import json, sys; print(",".join(map(str, json.load(open(sys.argv[1]))[sys.argv[2]])))' \
+		"$work/expect.json" "$class")
+	if [[ $got != "$want" ]]; then
+		python3 - "$got" "$want" "$class" <<'PY'
+import sys
+got = set(int(x) for x in sys.argv[1].split(",") if x)
+want = set(int(x) for x in sys.argv[2].split(",") if x)
+print("    %s: flagged but not expected: %s" % (sys.argv[3], sorted(got - want)[:10]))
+print("    %s: expected but not flagged: %s" % (sys.argv[3], sorted(want - got)[:10]))
+PY
+		fail "frames flagged $filter differ from the receiver's rules"
+	fi
+	echo "# $filter: $(tr ',' '\n' <<<"$got" | grep -c .) frames, as expected"
+done
+
+# The canary: without pcall around the inner dissectors, malformed inner frames are Lua errors.
+sed 's/pcall(fn, \.\.\.)/fn(...)/' "$LUA" >"$work/unguarded.lua"
+! cmp -s "$LUA" "$work/unguarded.lua" || fail "canary: the guard in seqbond.lua was not found"
+tshark_run "$work/unguarded.lua" -V || true
+canary=$(grep -c 'Lua Error' "$work/out" || true)
+((canary > 0)) || fail "canary: the unguarded dissector raised no Lua error: this test cannot see them"
+echo "# canary: the unguarded dissector raises $canary Lua errors on the same frames"
+echo "test_dissector: PASS"
