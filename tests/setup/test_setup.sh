@@ -80,7 +80,7 @@ expect_error "PCI device missing" \
 expect_error "PCI device missing (set up)" "no such PCI device" "$T/missing.ini"
 ini noif "${HEAD}[port0]\ndevice = net_af_packet0,iface=sbnosuch0,qdisc_bypass=0\n"
 expect_error "vdev interface missing" \
-	"[port0] device = 'net_af_packet0,iface=sbnosuch0,qdisc_bypass=0': no network interface sbnosuch0" \
+	"[port0] device = 'net_af_packet0,iface=sbnosuch0,qdisc_bypass=0': no network interface" \
 	--check "$T/noif.ini"
 
 # A PCI device of this host that is no NIC (a host bridge, ...), if there is one.
@@ -146,7 +146,8 @@ if ((EUID != 0)); then
 fi
 
 # --- --status, --reset ---------------------------------------------------------------------
-ini vdev "${HEAD}[port0]\ndevice = net_af_packet0,iface=lo\n[port1]\ndevice = net_af_packet1,iface=sbnosuch1\n[port2]\ndevice = 0000:7f:1f.7\n"
+ini vdev "${HEAD}[port0]\ndevice = net_af_packet0,iface=lo\n[port1]
+device = net_af_packet1,iface=sbnosuch1\n[port2]\ndevice = 0000:7f:1f.7\n"
 rc=0
 out=$("$SETUP" --status "$T/vdev.ini" 2>&1) || rc=$?
 if ((rc == 0)) && grep -qE '^  0 +net_af_packet0 +\(vdev\) .* lo +interface present$' <<<"$out" &&

@@ -164,7 +164,8 @@ class Guest:
                     "-device", "%s,netdev=n%d,id=%s,bus=pcie.0,addr=0x%x,mac=%s"
                     % (self.model, i, self.nic_id(i), 3 + i, self.nic_mac(i))]
         self.t_start = time.monotonic()
-        self.proc = subprocess.Popen(["ip", "netns", "exec", cables.ns] + cmd, stdin=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(["ip", "netns", "exec", cables.ns] + cmd,
+                                     stdin=subprocess.DEVNULL,
                                      stdout=open(os.path.join(self.dir, "qemu.log"), "w"),
                                      stderr=subprocess.STDOUT, start_new_session=True)
 
