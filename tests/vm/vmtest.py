@@ -16,6 +16,7 @@ on every exit path.
 
 import argparse
 import base64
+import ctypes
 import json
 import os
 import re
@@ -167,7 +168,8 @@ class Guest:
         self.proc = subprocess.Popen(["ip", "netns", "exec", cables.ns] + cmd,
                                      stdin=subprocess.DEVNULL,
                                      stdout=open(os.path.join(self.dir, "qemu.log"), "w"),
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+                                     stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=_die_with_parent)
 
     def nic_mac(self, i):
         return "52:54:00:5b:%02x:%02x" % (self.index, i)
@@ -271,6 +273,13 @@ class Guest:
         return rc, out, err
 
 
+def _die_with_parent():
+    """In the child before exec: SIGKILL when this test dies, however it dies (ip netns exec
+    execs QEMU in the same process, and the setting survives exec)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL, 0, 0, 0)     # PR_SET_PDEATHSIG
+
+
 class Cables:
     """Point-to-point cables between the guests' NICs: one tap per NIC in a network namespace
     of ours, each tap's ingress redirected to its partner's egress (tc u32 + mirred: a wire,
@@ -292,6 +301,13 @@ class Cables:
             raise TestError("%s: %s" % (" ".join(argv), p.stdout.strip()))
 
     def setup(self):
+        # Namespaces of runs that were killed outright (SIGKILL skips every cleanup).
+        p = subprocess.run(["ip", "netns", "list"], text=True, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL)
+        for m in re.finditer(r"^sbvm-(\d+)\b", p.stdout, re.M):
+            if not os.path.exists("/proc/%s" % m.group(1)):
+                subprocess.run(["ip", "netns", "del", m.group(0)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
         p = subprocess.run(["ip", "netns", "add", self.ns], text=True, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
         if p.returncode != 0:
@@ -573,6 +589,8 @@ def boot(guests, want_driver, n, timeout):
         if bound != n:
             raise TestError("%s: seqbond-setup --status shows %d of %d ports bound to %s:\n%s"
                             % (g.name, bound, n, want_driver, st))
+        if g.name == "a":
+            log("a: seqbond-setup --status %s:\n%s" % (INSTANCE, st.rstrip()))
     log("booted: guest agent after %s s; %s active after %s s (guest uptime %s s)"
         % ("/".join("%.0f" % t[0] for t in times.values()), SERVICE,
            "/".join("%.0f" % t[1] for t in times.values()),
