@@ -35,6 +35,7 @@ else
 fi
 SB_TEST=$(basename "$0" .sh)
 SB_SUBNET=10.99.0
+SB_SUBNET6=fd99:
 SB_WORK=""
 SB_TB_USED=0
 
@@ -109,6 +110,14 @@ sb_addr() {
 	local l=$1 letters=abcdefghijklmnopqrstuvwxyz rest
 	rest=${letters%%"$l"*}
 	echo "$SB_SUBNET.$((${#rest} + 1))"
+}
+
+# sb_addr6 HOST: sb0 IPv6 address of host a, b, ... (fd99::1, fd99::2, ...; the testbed gives
+# it after every path is up and `up` returns once DAD is done).
+sb_addr6() {
+	local l=$1 letters=abcdefghijklmnopqrstuvwxyz rest
+	rest=${letters%%"$l"*}
+	echo "$SB_SUBNET6:$((${#rest} + 1))"
 }
 
 # sb_in HOST CMD...: run CMD in HOST's namespace.

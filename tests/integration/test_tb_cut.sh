@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The testbed's carrier-up faults do what `seqbond-testbed cut` says, checked on the wire
+# (tcpdump on the ports, nftables counters), not through seqbond's reactions:
+# switch topology (3 hosts, 2 switches): --over 600 drops big frames and passes small ones,
+# --dir out silences one direction only, --to limits a cut to one peer, --loss 10 drops
+# about 10 %, heal restores everything and leaves no rule behind;
+# direct topology (2 hosts): the same at the sending end's egress hook, and frames behind a
+# cut frame still leave (af_packet's tx ring is not blocked by it).
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+sb_require
+command -v tcpdump >/dev/null || fail "missing tool 'tcpdump'"
+command -v nft >/dev/null || fail "missing tool 'nft' (run tools/install-deps)"
+
+# mac HOST IFACE
+mac() { sb_in "$1" cat "/sys/class/net/$2/address"; }
+
+# frames_seen HOST IFACE SRC_MAC SECONDS: frames from SRC_MAC that IFACE receives meanwhile.
+frames_seen() {
+	{ sb_in "$1" timeout -s INT "$4" tcpdump -i "$2" -nn -p -Q in "ether src $3" \
+		-w /dev/null 2>&1 || true; } | sed -n 's/^\([0-9]*\) packets\{0,1\} captured.*/\1/p'
+}
+
+# ping_loss FROM TO SIZE COUNT: percentage of COUNT pings of SIZE bytes lost over sb0.
+ping_loss() {
+	{ sb_in "$1" ping -q -c "$4" -i 0.02 -W 1 -s "$3" "$(sb_addr "$2")" 2>&1 || true; } |
+		sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p'
+}
+
+# rules_left NS: our nftables rules left in NS (bridge or netdev table).
+rules_left() {
+	{ ip netns exec "$SB_NS-$1" nft list ruleset 2>/dev/null || true; } | grep -c 'comment "cut' || true
+}
+
+# ---- switch topology
+sb_up --hosts 3 --links 2 --rate 100
+sb_ping_ok a b
+A0=$(mac a sbA0) A1=$(mac a sbA1) B0=$(mac b sbB0) B1=$(mac b sbB1) C1=$(mac c sbC1)
+
+info "cut a 0 --over 600 and cut a 1 --over 600"
+tb cut a 0 --over 600
+tb cut a 1 --over 600
+big=$(ping_loss a b 1000 40)
+small=$(ping_loss a b 100 40)
+info "ping a -> b over sb0: 1000 bytes ${big}% lost, 100 bytes ${small}% lost"
+[[ $big == 100 ]] || fail "big frames passed a switch port cut at 600 bytes (${big}% lost)"
+[[ $small == 0 ]] || fail "small frames were lost behind a cut at 600 bytes (${small}% lost)"
+tb heal a 0
+tb heal a 1
+(($(rules_left sw) == 0)) || fail "heal left rules in the switch"
+sb_in sw nft list table bridge seqbond_testbed >/dev/null 2>&1 &&
+	fail "heal left the nftables table behind"
+big=$(ping_loss a b 1000 20)
+[[ $big == 0 ]] || fail "big frames still lost after heal (${big}%)"
+
+info "cut a 0 --dir out: a's frames stop reaching b on switch 0, b's still reach a"
+tb cut a 0 --dir out
+sleep 0.2
+frames_seen b sbB0 "$A0" 2 >"$SB_WORK/ab" &
+frames_seen a sbA0 "$B0" 2 >"$SB_WORK/ba"
+wait
+info "in 2 s: a0 -> b0 $(cat "$SB_WORK/ab") frames, b0 -> a0 $(cat "$SB_WORK/ba") frames"
+(($(cat "$SB_WORK/ab") == 0)) || fail "frames from a's port 0 still reach b"
+(($(cat "$SB_WORK/ba") > 0)) || fail "frames from b's port 0 no longer reach a (only out was cut)"
+tb heal a 0
+
+info "cut a 1 --to b: a <-> b stops on switch 1, a <-> c goes on"
+tb cut a 1 --to b
+sleep 0.2
+frames_seen b sbB1 "$A1" 2 >"$SB_WORK/ab" &
+frames_seen a sbA1 "$B1" 2 >"$SB_WORK/ba" &
+frames_seen c sbC1 "$A1" 2 >"$SB_WORK/ac" &
+frames_seen a sbA1 "$C1" 2 >"$SB_WORK/ca"
+wait
+info "in 2 s on switch 1: a->b $(cat "$SB_WORK/ab"), b->a $(cat "$SB_WORK/ba")," \
+	"a->c $(cat "$SB_WORK/ac"), c->a $(cat "$SB_WORK/ca") frames"
+(($(cat "$SB_WORK/ab") == 0 && $(cat "$SB_WORK/ba") == 0)) || fail "a <-> b frames passed a --to b cut"
+(($(cat "$SB_WORK/ac") > 0 && $(cat "$SB_WORK/ca") > 0)) || fail "a <-> c frames were cut by a --to b cut"
+tb heal a 1
+
+info "cut a 0 --to b --dir out --loss 10 under a UDP stream a -> b"
+tb cut a 0 --to b --dir out --loss 10
+# A counter ahead of the cut sees every frame the cut is offered.
+sb_in sw nft insert rule bridge seqbond_testbed forward iifname '"swA0"' oifname '"swB0"' counter
+sb_in b iperf3 -s -1 -p 5311 >/dev/null 2>&1 &
+sb_wait_listen b 5311
+sb_in a timeout 30 iperf3 -c "$(sb_addr b)" -p 5311 -u -b 80M -l 1200 -t 4 >"$SB_WORK/udp" 2>&1 ||
+	{ cat "$SB_WORK/udp"; fail "UDP stream a -> b failed"; }
+read -r offered dropped < <(sb_in sw nft list chain bridge seqbond_testbed forward | awk '
+	/counter/ && !/comment/ { for (i = 1; i < NF; i++) if ($i == "packets") o = $(i + 1) }
+	/comment "cut a 0/ { for (i = 1; i < NF; i++) if ($i == "packets") d = $(i + 1) }
+	END { print o + 0, d + 0 }')
+pct=$(calc "100.0 * $dropped / $offered")
+info "a0 -> b0: $dropped of $offered frames dropped = $pct % (set 10 %)"
+((offered >= 10000)) || fail "too few frames offered ($offered) to judge the loss rate"
+float_ge "$pct" 9 && float_ge 11 "$pct" || fail "--loss 10 dropped $pct %, outside 9..11 %"
+sb_down
+
+# ---- direct topology: netdev egress on the sending end
+sb_up --links 2 --rate 100
+A0=$(mac a sbA0) B0=$(mac b sbB0)
+info "direct: cut a 0 --dir out"
+tb cut a 0 --dir out
+sleep 0.2
+frames_seen b sbB0 "$A0" 2 >"$SB_WORK/ab" &
+frames_seen a sbA0 "$B0" 2 >"$SB_WORK/ba"
+wait
+info "in 2 s: a0 -> b0 $(cat "$SB_WORK/ab") frames, b0 -> a0 $(cat "$SB_WORK/ba") frames"
+(($(cat "$SB_WORK/ab") == 0)) || fail "direct: frames from a's port 0 still reach b"
+(($(cat "$SB_WORK/ba") > 0)) || fail "direct: frames from b's port 0 no longer reach a"
+tb heal a 0
+(($(rules_left a) == 0 && $(rules_left b) == 0)) || fail "direct: heal left rules"
+
+info "direct: cut a 0 and a 1 --over 600 --dir out"
+tb cut a 0 --over 600 --dir out
+tb cut a 1 --over 600 --dir out
+big=$(ping_loss a b 1000 40)
+small=$(ping_loss a b 100 40)
+info "ping a -> b: 1000 bytes ${big}% lost, 100 bytes ${small}% lost"
+[[ $big == 100 ]] || fail "direct: big frames passed a cut at 600 bytes (${big}% lost)"
+[[ $small == 0 ]] || fail "direct: small frames lost behind cut big ones (${small}% lost)"
+# The frames behind the cut ones keep leaving: port 0's hellos still arrive.
+n=$(frames_seen b sbB0 "$A0" 2)
+info "after the cut big frames: a0 -> b0 $n frames in 2 s"
+((n > 0)) || fail "direct: port 0 stopped sending after its big frames were cut"
+dropped=$(sb_in a nft list table netdev seqbond_testbed | awk '/comment "cut a 0/ {
+	for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }')
+info "cut a 0 counted $dropped frames"
+((dropped > 0 && dropped <= 40)) ||
+	fail "direct: the cut counted $dropped frames for at most 40 big ones (frames sent again?)"
+tb heal a 0
+tb heal a 1
+info "PASS"
