@@ -3,9 +3,9 @@
 # rate (one TCP stream >= 95 % of the same link without it); on 4 x 100 Mbit/s, 5 ms each way
 # on every link adds 10 ms to the RTT over sb0 (within 0.4 ms: 0.2 per direction) and every
 # delay line holds frames 5 ms (mean within 0.2 ms) while a TCP stream runs through all four,
-# dropping nothing; --loss 10 drops 9..11 % (the delay lines' own count, and a UDP stream's
-# loss over sb0); shaping on and off never changes a port's carrier, and --reset leaves no
-# redirect behind.
+# dropping nothing; --loss 10 drops 9..11 % (the delay line's own count, and of 20000 frames
+# injected on the wire); shaping on and off never changes a port's carrier, and --reset leaves
+# no redirect behind.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -68,23 +68,28 @@ for i in 0 1 2 3; do
 	((p50 <= 200)) || fail "link $i departure error median $p50 us > 200"
 done
 
-info "10 % loss on a's four outgoing directions, UDP a -> b"
-for i in 0 1 2 3; do tb shape a "$i" --dir out --loss 10 --clear-stats; done
-sb_in b iperf3 -s -1 -p 5312 >/dev/null 2>&1 &
-sb_wait_listen b 5312
-sb_in a timeout 30 iperf3 -c "$(sb_addr b)" -p 5312 -u -b 60M -l 1200 -t 4 -J >"$SB_WORK/udp.json" ||
-	fail "UDP stream through the lossy links failed"
-udp=$(json_get "$SB_WORK/udp.json" 'd["end"]["sum"]["lost_percent"]')
-rx=0 lost=0
-for i in 0 1 2 3; do
-	rx=$((rx + $(emu_field a "$i" out rx)))
-	lost=$((lost + $(emu_field a "$i" out lost)))
-done
+info "10 % loss on a's port 0 out, 20000 frames injected a0 -> b0"
+tb shape a 0 --dir out --loss 10 --clear-stats
+B0=$(sb_in b cat /sys/class/net/sbB0/address)
+A0=$(sb_in a cat /sys/class/net/sbA0/address)
+sb_in b timeout -s INT 4 tcpdump -i sbB0 -nn -p -B 16384 -Q in "ether src $A0 and ether proto 0x88b6" \
+	-w /dev/null >"$SB_WORK/cap" 2>&1 &
+cap=$!
+sleep 1
+sent=$(sb_inject a sbA0 "$B0" 20000)
+wait "$cap" || true
+got=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured.*/\1/p' "$SB_WORK/cap")
+kdrop=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' "$SB_WORK/cap")
+rx=$(emu_field a 0 out rx)
+lost=$(emu_field a 0 out lost)
 pct=$(calc "100.0 * $lost / $rx")
-info "delay lines: $lost of $rx frames lost = $pct %; iperf3 UDP over sb0: $udp % lost"
-((rx >= 10000)) || fail "too few frames ($rx) to judge the loss rate"
-float_ge "$pct" 9 && float_ge 11 "$pct" || fail "delay lines lost $pct %, outside 9..11 %"
-float_ge "$udp" 8.5 && float_ge 11.5 "$udp" || fail "UDP over sb0 lost $udp %, outside 8.5..11.5 %"
+wire=$(calc "100.0 * ($sent - $got) / $sent")
+info "delay line: $lost of $rx frames lost = $pct %; on the wire: $got of $sent injected frames" \
+	"reached b ($wire % lost; capture dropped ${kdrop:-?})"
+((sent >= 19000)) || fail "only $sent of 20000 frames could be injected"
+[[ ${kdrop:-0} == 0 ]] || fail "the capture at b dropped $kdrop frames: cannot judge"
+float_ge "$pct" 9 && float_ge 11 "$pct" || fail "the delay line lost $pct %, outside 9..11 %"
+float_ge "$wire" 9 && float_ge 11 "$wire" || fail "$wire % of the injected frames were lost, outside 9..11 %"
 
 for i in 0 1 2 3; do tb shape a "$i" --reset; done
 [[ $(carriers) == "$cc0" ]] || fail "removing the shaping changed a port's carrier"
