@@ -40,8 +40,8 @@ sb_in sw bash -c '[[ -e /sys/class/net/br0/brif/swC3 && -e /sys/class/net/br1/br
 for h in a b c; do
 	tent=$(sb_in "$h" ip -6 addr show dev sb0 tentative)
 	[[ -z $tent ]] || fail "host $h still has a tentative IPv6 address after up: $tent"
-	sb_in "$h" ip -6 addr show dev sb0 | grep -q "$(sb_addr6 "$h")/64" ||
-		fail "host $h has no $(sb_addr6 "$h")/64 on sb0"
+	addrs=$(sb_in "$h" ip -6 addr show dev sb0)
+	[[ $addrs == *"$(sb_addr6 "$h")/64"* ]] || fail "host $h has no $(sb_addr6 "$h")/64 on sb0: $addrs"
 done
 for pair in "a b" "a c" "c b"; do
 	read -r from to <<<"$pair"
