@@ -35,6 +35,7 @@ else
 fi
 SB_TEST=$(basename "$0" .sh)
 SB_SUBNET=10.99.0
+SB_SUBNET6=fd99:
 SB_WORK=""
 SB_TB_USED=0
 
@@ -109,6 +110,14 @@ sb_addr() {
 	local l=$1 letters=abcdefghijklmnopqrstuvwxyz rest
 	rest=${letters%%"$l"*}
 	echo "$SB_SUBNET.$((${#rest} + 1))"
+}
+
+# sb_addr6 HOST: sb0 IPv6 address of host a, b, ... (fd99::1, fd99::2, ...; the testbed gives
+# it after every path is up and `up` returns once DAD is done).
+sb_addr6() {
+	local l=$1 letters=abcdefghijklmnopqrstuvwxyz rest
+	rest=${letters%%"$l"*}
+	echo "$SB_SUBNET6:$((${#rest} + 1))"
 }
 
 # sb_in HOST CMD...: run CMD in HOST's namespace.
@@ -231,4 +240,33 @@ for line in sys.stdin:
         break
 else:
     sys.exit("no JSON from telemetry")' "$ep" "$key"
+}
+
+# sb_inject HOST IFACE DST_MAC COUNT [PPS]: send COUNT frames of 100 bytes with EtherType
+# 0x88b6 (IEEE local experimental 2: not seqbond's, which counts them as foreign) out of IFACE
+# in HOST's namespace, paced at PPS (default 20000); prints how many the kernel took. Traffic
+# on the wire that does not depend on what seqbond decides to send.
+sb_inject() {
+	sb_in "$1" python3 - "$2" "$3" "$4" "${5:-20000}" <<'PY'
+import socket, sys, time
+ifc, dst, n, pps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+src = open("/sys/class/net/%s/address" % ifc).read().strip()
+frame = bytes.fromhex(dst.replace(":", "")) + bytes.fromhex(src.replace(":", "")) + \
+    b"\x88\xb6" + bytes(86)
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((ifc, 0))
+sent = 0
+t0 = time.monotonic()
+for i in range(n):
+    try:
+        s.send(frame)
+        sent += 1
+    except OSError:
+        pass
+    if i % 50 == 49:
+        ahead = t0 + (i + 1) / pps - time.monotonic()
+        if ahead > 0:
+            time.sleep(ahead)
+print(sent)
+PY
 }
