@@ -233,7 +233,7 @@ key = sys.argv[2]
 for line in sys.stdin:
     line = line.strip()
     if line.startswith("{"):
-        d = json.loads(line)[sys.argv[1]]
+        d = json.loads(line)[sys.argv[1].split(",")[0]]
         for k in filter(None, key.split(".")):
             d = d[k]
         print(d if key else json.dumps(d))

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Failures a switch port hides, mid-stream, on 3 hosts behind 4 switches (4 x 100 Mbit/s):
+# one-way loss, loss both ways, a smaller MTU (hellos pass, full frames do not), 10 % loss, a
+# stray frame 100 000 sequence numbers ahead, a peer restart, a peer paused 5 s (twice), and
+# a cut towards one peer while another peer's stream goes on. The carrier stays up
+# throughout (nftables rules in the switch namespace: seqbond-testbed cut/heal).
+#
+# For each: the path goes down (or out of the stripe) at both ends in time, measured from the
+# wall-clock times seqbond logs its events at; the stream's goodput (receiver intervals of
+# 0.1 s) is back to >= 90 % of what the remaining paths carry within 1 s; the sender counts
+# no TCP timeout (TcpExtTCPTimeouts); after the heal the path rejoins within 3 hellos.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+sb_require
+command -v nft >/dev/null || fail "missing tool 'nft' (run tools/install-deps)"
+
+INTERVAL_MS=10
+MULT=4
+DETECT=$(calc "($INTERVAL_MS * $MULT) / 1000" 3)	# 0.040 s
+# Far end of a one-way failure: one more hello interval. Detection is measured from the
+# moment the fault's command returned (its rule is in place by then; check_detect); the slack
+# covers scheduling on this shared 2-core machine (three seqbonds, iperf3, the switch) and
+# the peer table's 1 ms tick.
+SLACK=0.030
+FAULTS=$SB_LIB_DIR/sb_faults.py
+sb_up --hosts 3 --links 4 --rate 100
+A=$(sb_addr a)
+B=$(sb_addr b)
+C=$(sb_addr c)
+sb_ping_ok a b
+sb_ping_ok a c
+
+now() { date +%s.%N; }
+timeouts() { sb_in a env NSTAT_HISTORY="$SB_WORK/nstat.to" nstat -az TcpExtTCPTimeouts |
+	awk '$1 == "TcpExtTCPTimeouts" {print $2}'; }
+# first_event HOST REGEX SINCE: wall-clock time of HOST's first matching path event.
+first_event() { python3 "$FAULTS" event "$SEQBOND_TESTBED_DIR/$1.log" "$2" "$3"; }
+
+# stream_start FROM TO SECONDS PORT: iperf3 with 0.1 s receiver intervals, in the background.
+stream_start() {
+	local from=$1 to=$2 t=$3 port=$4
+	sb_in "$to" iperf3 -s -1 -p "$port" -J -i 0.1 >"$SB_WORK/srv-$to-$port.json" 2>&1 &
+	sb_wait_listen "$to" "$port"
+	STREAM_T0=$(now)
+	sb_in "$from" iperf3 -c "$(sb_addr "$to")" -p "$port" -t "$t" -i 0.1 \
+		>"$SB_WORK/cli-$to-$port.txt" 2>&1 &
+	STREAM_PID=$!
+}
+
+# check_detect WHAT HOST REGEX SINCE LIMIT [SINCE_END]: the event came, within LIMIT seconds.
+# The fault's rule takes effect somewhere while its command runs, between SINCE and SINCE_END
+# (default SINCE): the limit applies from SINCE_END, when the rule is surely in place, and
+# the time from SINCE (which counts the command's own run time too) is reported beside it.
+check_detect() {
+	local what=$1 h=$2 re=$3 since=$4 limit=$5 end=${6:-$4} t d d0
+	t=$(first_event "$h" "$re" "$since")
+	[[ $t != none ]] || fail "$what: host $h logged no '$re'"
+	d=$(calc "$t - $end" 3)
+	d0=$(calc "$t - $since" 3)
+	info "$what: host $h after ${d} s from the rule in place, ${d0} s from the command's start (limit $limit s)"
+	float_ge "$limit" "$d" || fail "$what: host $h took $d s (limit $limit s)"
+	DETECTED=$d
+}
+
+# fault_case NAME KIND LIMIT CUT_ARGS...: stream a -> b for 9 s; cut a's port 2 towards b at
+# 3 s with CUT_ARGS, heal at 6 s. KIND: down (path down at both ends) or stripe (out of the
+# stripe at both ends, still up). LIMIT: detection limit in seconds.
+fault_case() {
+	local name=$1 kind=$2 limit=$3 to0 to1 t_fault t_heal re_a re_b res
+	shift 3
+	to0=$(timeouts)
+	sb_nstat_reset b
+	stream_start a b 9 5301
+	sleep 3
+	t_fault=$(now)
+	tb cut a 2 --to b "$@"
+	t_fault_end=$(now)
+	sleep 3
+	t_heal=$(now)
+	tb heal a 2
+	t_heal_end=$(now)
+	wait "$STREAM_PID" || { cat "$SB_WORK/cli-b-5301.txt"; fail "$name: iperf3 failed"; }
+	wait || true
+	to1=$(timeouts)
+	if [[ $kind == down ]]; then
+		re_a='peer 2 path [0-9]+ down \(port 2 <-> peer port 2\)'
+		re_b='peer 1 path [0-9]+ down \(port 2 <-> peer port 2\)'
+	else
+		re_a='peer 2 path [0-9]+ out of the stripe'
+		re_b='peer 1 path [0-9]+ out of the stripe'
+	fi
+	check_detect "$name: detected" a "$re_a" "$t_fault" "$limit" "$t_fault_end"
+	check_detect "$name: detected" b "$re_b" "$t_fault" "$limit" "$t_fault_end"
+	if [[ $kind == down ]]; then
+		check_detect "$name: rejoined" a 'peer 2 path [0-9]+ up \(port 2 <-> peer port 2' \
+			"$t_heal" 0.060 "$t_heal_end"
+		check_detect "$name: rejoined" b 'peer 1 path [0-9]+ up \(port 2 <-> peer port 2' \
+			"$t_heal" 0.060 "$t_heal_end"
+	fi
+	res=$(python3 "$FAULTS" goodput "$SB_WORK/srv-b-5301.json" "$STREAM_T0" "$t_fault" \
+		"$t_heal" 0.75)
+	info "$name: goodput (Mbit/s, s): $res; sender TCP timeouts $to0 -> $to1"
+	info "$name: receiver: $(sb_nstat_report b | tr '\n' ' ')"
+	read -r _ before _ during _ low _ rec _ after _ target <<<"$res"
+	float_ge "$rec" 0 || fail "$name: goodput never came back to $target Mbit/s"
+	float_ge 1.0 "$rec" || fail "$name: goodput back only after $rec s"
+	float_ge "$during" "$target" || fail "$name: $during Mbit/s during the fault < $target"
+	((to1 == to0)) || fail "$name: $((to1 - to0)) TCP timeouts"
+	RESULTS+=("$name: detect <= ${limit}s, recovery ${rec}s, before ${before}, during ${during}, low ${low}, after ${after} Mbit/s, timeouts $((to1 - to0))")
+}
+
+RESULTS=()
+fault_case one-way down "$(calc "$DETECT + $INTERVAL_MS / 1000 + $SLACK" 3)" --dir out
+fault_case both-ways down "$(calc "$DETECT + $SLACK" 3)" --dir both
+fault_case oversize stripe 1.0 --over 600
+fault_case lossy-10pct stripe 1.0 --loss 10
+
+# Stray frame: one DATA frame on a valid path (a's port 2 MAC, path id 2) whose sequence
+# number is 100 000 ahead of b's next expected one, injected towards b mid-stream.
+to0=$(timeouts)
+stray0=$(sb_telemetry b /seqbond/info rx_stray)
+stream_start a b 6 5302
+sleep 2.5
+seq=$(sb_telemetry a /seqbond/peers,2 2.tx_seq_next)
+t_fault=$(now)
+tb exec sw python3 "$FAULTS" stray swB2 "$(sb_in b cat /sys/class/net/sbB2/address)" \
+	"$(sb_in a cat /sys/class/net/sbA2/address)" 2 $((seq + 100000))
+wait "$STREAM_PID" || fail "stray: iperf3 failed"
+wait || true
+stray1=$(sb_telemetry b /seqbond/info rx_stray)
+res=$(python3 "$FAULTS" goodput "$SB_WORK/srv-b-5302.json" "$STREAM_T0" "$t_fault" 0 1.0)
+read -r _ before _ during _ low _ rec _ _ _ target <<<"$res"
+info "stray: rx_stray $stray0 -> $stray1; goodput $res; TCP timeouts $((($(timeouts)) - to0))"
+((stray1 == stray0 + 1)) || fail "stray: rx_stray went from $stray0 to $stray1"
+float_ge "$during" "$target" || fail "stray: $during Mbit/s after the stray < $target"
+(($(timeouts) == to0)) || fail "stray: TCP timeouts"
+RESULTS+=("stray: rx_stray +1, before ${before}, after ${during}, low ${low} Mbit/s, timeouts 0")
+
+# Only b's path cut while a streams to b and to c at once: c keeps its paths and its rate.
+down0=$(sb_count_log a 'peer 3 path [0-9]+ down')
+stream_start a b 9 5303
+pid_b=$STREAM_PID t0_b=$STREAM_T0
+stream_start a c 9 5304
+pid_c=$STREAM_PID t0_c=$STREAM_T0
+sleep 3
+t_fault=$(now)
+tb cut a 2 --to b
+sleep 3
+t_heal=$(now)
+tb heal a 2
+wait "$pid_b" || fail "a -> b with a -> c: iperf3 failed"
+wait "$pid_c" || fail "a -> c with a -> b: iperf3 failed"
+wait || true
+res_c=$(python3 "$FAULTS" goodput "$SB_WORK/srv-c-5304.json" "$t0_c" "$t_fault" "$t_heal" 1.0)
+res_b=$(python3 "$FAULTS" goodput "$SB_WORK/srv-b-5303.json" "$t0_b" "$t_fault" "$t_heal" 1.0)
+info "a -> c while a's path to b is cut: $res_c"
+info "a -> b meanwhile: $res_b"
+(($(sb_count_log a 'peer 3 path [0-9]+ down') == down0)) || fail "a path to c went down"
+read -r _ before _ during _ _ _ _ _ _ _ target <<<"$res_c"
+float_ge "$during" "$target" || fail "c's rate fell to $during Mbit/s (before $before)"
+RESULTS+=("a->c beside a cut a->b path: c before ${before}, during ${during} Mbit/s, no path down")
+
+# Restart c (kill -9, start again: new instance, new random initial sequence) while a streams
+# to b; UDP datagrams numbered 1, 2, ... from a to c across the restart arrive again soon
+# after c's new instance is up, and none twice.
+to0=$(timeouts)
+stream_start a b 12 5305
+sb_in c python3 "$SB_LIB_DIR/sb_udpseq.py" recv "$C" 5399 14 >"$SB_WORK/udp-c.txt" &
+udp_rx=$!
+sleep 0.5
+sb_in a python3 "$SB_LIB_DIR/sb_udpseq.py" send "$C" 5399 12 200 &
+udp_tx=$!
+sleep 3
+t_restart=$(now)
+tb restart c
+t_back=$(first_event c 'peer 1 path [0-9]+ up' "$t_restart")
+wait "$udp_tx" || true
+wait "$udp_rx" || fail "restart: UDP receiver failed"
+wait "$STREAM_PID" || fail "restart: a -> b iperf3 failed"
+wait || true
+read -r got dups first_after <<<"$(python3 "$SB_LIB_DIR/sb_udpseq.py" report \
+	"$SB_WORK/udp-c.txt" "$t_back")"
+info "restart c: new instance's first path up $(calc "$t_back - $t_restart" 3) s after the kill;" \
+	"UDP to c: $got datagrams, $dups duplicates, first one $first_after s after that"
+((dups == 0)) || fail "restart: $dups datagrams delivered twice"
+float_ge "$(calc "$DETECT + 1" 3)" "$first_after" ||
+	fail "restart: traffic to c back only $first_after s after its paths"
+(($(timeouts) == to0)) || fail "restart: a -> b TCP timeouts"
+RESULTS+=("restart c: paths back, UDP flows $first_after s later, $dups duplicates, a->b timeouts 0")
+
+# Pause c for 5 s, twice, while a streams to b: c's paths go down at a within the detection
+# time, come back when it wakes, and a -> b never notices.
+to0=$(timeouts)
+stream_start a b 16 5306
+sleep 2
+for round in 1 2; do
+	t_pause=$(now)
+	tb pause c 5
+	check_detect "pause $round: c's path down at a" a 'peer 3 path [0-9]+ down' "$t_pause" \
+		"$(calc "$DETECT + $SLACK" 3)"
+	t_wake=$(now)
+	sleep 1
+	check_detect "pause $round: c's path back at a" a 'peer 3 path [0-9]+ up' "$t_wake" 1.0
+done
+wait "$STREAM_PID" || fail "pause: a -> b iperf3 failed"
+wait || true
+res=$(python3 "$FAULTS" goodput "$SB_WORK/srv-b-5306.json" "$STREAM_T0" "$t_pause" 0 1.0)
+info "pause: a -> b $res; TCP timeouts $((($(timeouts)) - to0))"
+(($(timeouts) == to0)) || fail "pause: a -> b TCP timeouts"
+read -r _ before _ during _ _ _ _ _ _ _ target <<<"$res"
+float_ge "$during" "$target" || fail "pause: a -> b fell to $during Mbit/s"
+RESULTS+=("pause c 5 s twice: c down at a in time, back within 1 s, a->b ${during} Mbit/s, timeouts 0")
+
+for r in "${RESULTS[@]}"; do info "summary: $r"; done
+sb_down
+python3 "$SB_LIB_DIR/sb_counters.py" "$SEQBOND_TESTBED_DIR/a.log" "$SEQBOND_TESTBED_DIR/b.log" ||
+	fail "counters or mbufs after the faults"
+info "PASS"

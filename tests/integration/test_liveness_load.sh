@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# No spurious path-down: 60 s idle, then 60 s of UDP at 4 x the links' capacity into sb0 (2 x
+# 100 Mbit/s, 800 Mbit/s offered) plus a TCP stream back. Hellos leave ahead of data, so a
+# saturated datapath still sends them on time; not one path may go down or leave the stripe,
+# and the hellos a full control queue dropped are counted (tx_hello_drop).
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+sb_require
+
+idle=${SB_IDLE_SECONDS:-60}
+load=${SB_LOAD_SECONDS:-60}
+sb_up --links 2 --rate 100
+sb_ping_ok a b
+sleep "$idle"
+for h in a b; do
+	n=$(sb_count_log "$h" 'path [0-9]+ (down|out of the stripe)')
+	info "host $h after ${idle} s idle: $n path-down or stripe-exit lines"
+	((n == 0)) || fail "host $h: a path went down while idle"
+done
+sb_in b iperf3 -s -p 5201 >/dev/null 2>&1 &
+sb_wait_listen b 5201
+sb_in a iperf3 -s -p 5202 >/dev/null 2>&1 &
+sb_wait_listen a 5202
+sb_in a timeout $((load + 20)) iperf3 -c "$(sb_addr b)" -p 5201 -u -b 800M -t "$load" \
+	>"$SB_WORK/udp.txt" 2>&1 &
+udp=$!
+sb_in b timeout $((load + 20)) iperf3 -c "$(sb_addr a)" -p 5202 -t "$load" \
+	>"$SB_WORK/tcp.txt" 2>&1 &
+tcp=$!
+wait "$udp" || { cat "$SB_WORK/udp.txt"; fail "UDP overload failed"; }
+wait "$tcp" || { cat "$SB_WORK/tcp.txt"; fail "TCP stream failed"; }
+info "UDP a -> b: $(grep -E 'receiver' "$SB_WORK/udp.txt" | tail -n 1)"
+info "TCP b -> a: $(grep -E 'receiver' "$SB_WORK/tcp.txt" | tail -n 1)"
+for h in a b; do
+	n=$(sb_count_log "$h" 'path [0-9]+ (down|out of the stripe)')
+	info "host $h after ${load} s at 4 x capacity: $n path-down or stripe-exit lines;" \
+		"hellos sent $(sb_telemetry "$h" /seqbond/info tx_hello), dropped" \
+		"$(sb_telemetry "$h" /seqbond/info tx_hello_drop)"
+	((n == 0)) || fail "host $h: a path went down under load"
+done
+sb_down
+python3 "$SB_LIB_DIR/sb_counters.py" "$SEQBOND_TESTBED_DIR/a.log" "$SEQBOND_TESTBED_DIR/b.log" ||
+	fail "counters or mbufs after the overload"
+info "PASS"
