@@ -437,7 +437,10 @@ def paths_up(guest):
         return 0, 0
     peers = obj.get("/seqbond/peers") or {}
     up = total = 0
+    # Peers are keyed by host id; "page", "pages" and "items" say how the list is paged.
     for p in peers.values() if isinstance(peers, dict) else []:
+        if not isinstance(p, dict):
+            continue
         up += int(p.get("paths_up", 0))
         total += int(p.get("paths", 0))
     return up, total
