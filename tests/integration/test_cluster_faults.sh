@@ -195,9 +195,12 @@ stream_start a b 16 5306
 sleep 2
 for round in 1 2; do
 	t_pause=$(now)
-	tb pause c 5
+	tb pause c 5 2>"$SB_WORK/pause.txt"
+	# The verb says when the SIGSTOP went out, after its own start-up.
+	t_stop=$(sed -n 's/.*stopped for .* s at \([0-9.]*\)$/\1/p' "$SB_WORK/pause.txt")
+	[[ -n $t_stop ]] || t_stop=$t_pause
 	check_detect "pause $round: c's path down at a" a 'peer 3 path [0-9]+ down' "$t_pause" \
-		"$(calc "$DETECT + $SLACK" 3)"
+		"$(calc "$DETECT + $SLACK" 3)" "$t_stop"
 	t_wake=$(now)
 	sleep 1
 	check_detect "pause $round: c's path back at a" a 'peer 3 path [0-9]+ up' "$t_wake" 1.0
