@@ -201,7 +201,9 @@ for round in 1 2; do
 	[[ -n $t_stop ]] || t_stop=$t_pause
 	check_detect "pause $round: c's path down at a" a 'peer 3 path [0-9]+ down' "$t_pause" \
 		"$(calc "$DETECT + $SLACK" 3)" "$t_stop"
-	t_wake=$(now)
+	# ... and when the SIGCONT went out (seqbond may log its paths up before the verb ends).
+	t_wake=$(sed -n 's/.*continued at \([0-9.]*\)$/\1/p' "$SB_WORK/pause.txt")
+	[[ -n $t_wake ]] || t_wake=$(now)
 	sleep 1
 	check_detect "pause $round: c's path back at a" a 'peer 3 path [0-9]+ up' "$t_wake" 1.0
 done
