@@ -226,6 +226,24 @@ key_loss_window(struct cfg_ctx *x)
 }
 
 static int
+key_adaptive_rate(struct cfg_ctx *x)
+{
+	if (strcmp(x->value, "on") == 0)
+		x->c->adaptive_rate = true;
+	else if (strcmp(x->value, "off") == 0)
+		x->c->adaptive_rate = false;
+	else
+		return cfg_fail(x, "expected on or off");
+	return 0;
+}
+
+static int
+key_queue_target(struct cfg_ctx *x)
+{
+	return parse_u32(x, 100, 1000000, &x->c->queue_target_us);
+}
+
+static int
 key_exc_type(struct cfg_ctx *x)
 {
 	if (strcmp(x->value, "tap") == 0)
@@ -286,6 +304,8 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "mtu_probe_interval_ms", key_probe_interval },
 	{ "path_loss_max_pct", key_loss_max },
 	{ "path_loss_window_ms", key_loss_window },
+	{ "adaptive_rate", key_adaptive_rate },
+	{ "queue_target_us", key_queue_target },
 	{ NULL, NULL },
 };
 
@@ -311,10 +331,14 @@ key_port_rate(struct cfg_ctx *x)
 	char *end;
 	double v;
 
+	if (strcmp(x->value, "auto") == 0) {
+		x->port->rate_kbps = 0;	/* the link speed, learnt down to what the path carries */
+		return 0;
+	}
 	errno = 0;
 	v = strtod(x->value, &end);
 	if (errno != 0 || *end != '\0' || end == x->value || !(v >= 0.064 && v <= 400000))
-		return cfg_fail(x, "expected a rate in Mbit/s, 0.064..400000");
+		return cfg_fail(x, "expected auto or a rate in Mbit/s, 0.064..400000");
 	x->port->rate_kbps = (uint32_t)(v * 1000 + 0.5);
 	return 0;
 }
@@ -365,6 +389,8 @@ sb_config_defaults(struct sb_config *c)
 	c->mtu_probe_interval_ms = 200;
 	c->path_loss_max_pct = 5;
 	c->path_loss_window_ms = 1000;
+	c->adaptive_rate = true;
+	c->queue_target_us = 3000;
 	c->exc_type = SB_EXC_TAP;
 	strlcpy(c->exc_name, "sb0", sizeof(c->exc_name));
 }
@@ -732,6 +758,8 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "mtu_probe_interval_ms", c->mtu_probe_interval_ms);
 	set_u(cfg, "seqbond", "path_loss_max_pct", c->path_loss_max_pct);
 	set_u(cfg, "seqbond", "path_loss_window_ms", c->path_loss_window_ms);
+	rte_cfgfile_add_entry(cfg, "seqbond", "adaptive_rate", c->adaptive_rate ? "on" : "off");
+	set_u(cfg, "seqbond", "queue_target_us", c->queue_target_us);
 
 	rte_cfgfile_add_section(cfg, "exception");
 	rte_cfgfile_add_entry(cfg, "exception", "type",
@@ -748,7 +776,10 @@ sb_config_save(const struct sb_config *c, const char *file)
 		snprintf(sec, sizeof(sec), "port%u", i);
 		rte_cfgfile_add_section(cfg, sec);
 		rte_cfgfile_add_entry(cfg, sec, "device", c->port[i].devargs);
-		snprintf(buf, sizeof(buf), "%.3f", c->port[i].rate_kbps / 1000.0);
+		if (c->port[i].rate_kbps == 0)
+			strlcpy(buf, "auto", sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "%.3f", c->port[i].rate_kbps / 1000.0);
 		rte_cfgfile_add_entry(cfg, sec, "rate_mbit", buf);
 		set_u(cfg, sec, "mtu", c->port[i].mtu);
 		rte_cfgfile_add_entry(cfg, sec, "passthrough",
@@ -806,6 +837,8 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.mtu_probe_interval_ms = c->mtu_probe_interval_ms,
 		.path_loss_max_pct = c->path_loss_max_pct,
 		.path_loss_window_ms = c->path_loss_window_ms,
+		.adaptive_rate = c->adaptive_rate,
+		.queue_target_us = c->queue_target_us,
 		.n_ports = c->n_ports,
 	};
 	memcpy(dc->mac, c->mac, sizeof(dc->mac));
@@ -813,20 +846,27 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 	for (i = 0; i < c->n_ports; i++)
 		dc->port[i] = (struct sb_dp_port_conf){
 			.mtu = c->port[i].mtu, .rate_kbps = c->port[i].rate_kbps,
+			.link_speed_real = sb_config_port_is_pci(&c->port[i]),
 			.pt_port = RTE_MAX_ETHPORTS,
 		};
 }
 
 bool
-sb_config_port_passthrough(const struct sb_port_config *p)
+sb_config_port_is_pci(const struct sb_port_config *p)
 {
 	unsigned int dom, bus, dev, fn;
 	char end;
 
+	return sscanf(p->devargs, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &end) >= 4 ||
+		sscanf(p->devargs, "%x:%x.%x%c", &bus, &dev, &fn, &end) >= 3;
+}
+
+bool
+sb_config_port_passthrough(const struct sb_port_config *p)
+{
 	if (p->passthrough != SB_PASSTHROUGH_AUTO)
 		return p->passthrough == SB_PASSTHROUGH_ON;
 	/* A NIC bound to DPDK (a PCI address) has taken its port away from the kernel; a
 	 * vdev on a kernel interface (af_packet, af_xdp) has not. */
-	return sscanf(p->devargs, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &end) >= 4 ||
-		sscanf(p->devargs, "%x:%x.%x%c", &bus, &dev, &fn, &end) >= 3;
+	return sb_config_port_is_pci(p);
 }

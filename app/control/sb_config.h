@@ -56,6 +56,8 @@ struct sb_config {
 	uint32_t mtu_probe_interval_ms;	/**< Full-size probes per port; 0: none. */
 	uint32_t path_loss_max_pct;	/**< A path losing more leaves the stripe; 0: never. */
 	uint32_t path_loss_window_ms;	/**< ... measured over this span. */
+	bool adaptive_rate;		/**< Learn each path's rate from the peer's feedback. */
+	uint32_t queue_target_us;	/**< Queueing delay that says a path is over its rate. */
 
 	enum sb_exc_type exc_type;
 	char exc_name[SB_IFNAME_LEN];	/**< Kernel interface name, default "sb0". */
@@ -95,6 +97,9 @@ int sb_config_set(struct sb_config *c, const char *section, const char *key, con
  *   kernel interface in place).
  */
 bool sb_config_port_passthrough(const struct sb_port_config *p);
+
+/** @return whether port @p p's device is a PCI address (a NIC bound to DPDK). */
+bool sb_config_port_is_pci(const struct sb_port_config *p);
 
 /**
  * Fill the datapath's settings from a configuration: everything but what start-up creates

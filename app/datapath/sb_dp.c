@@ -136,6 +136,11 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 	tx->probe_period = (uint64_t)conf->mtu_probe_interval_ms * dp->hz / 1000;
 	tx->instance = (uint32_t)rte_rand() | 1;
 	tx->sched_ops = sb_sched_find(conf->scheduler);
+	tx->adaptive_rate = conf->adaptive_rate;
+	tx->est_conf = (struct sb_path_est_conf){
+		.target_us = conf->queue_target_us != 0 ? conf->queue_target_us : 3000,
+		.floor_bps = SB_DP_RATE_FLOOR_BPS,
+	};
 	if (tx->sched_ops == NULL)
 		return -EINVAL;
 	pc = (struct sb_peer_conf){
@@ -168,14 +173,21 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 		rte_eth_macaddr_get(p->port_id, &ea);
 		memcpy(p->mac, ea.addr_bytes, SB_ETH_ALEN);
 		p->rate_bps = (uint64_t)conf->port[i].rate_kbps * 1000;
+		p->rate_configured = p->rate_bps != 0;
+		p->rate_start_bps = p->rate_bps;
 		if (p->rate_bps == 0) {
-			/* No rate configured: trust the driver's link speed, else 1 Gbit/s. */
+			/* rate_mbit = auto: the driver's link speed, else 1 Gbit/s, as the cap.
+			 * A PCI NIC's speed is the wire's, so the estimate starts there; a
+			 * virtual device's (af_packet says 10G) may be far above what its link
+			 * carries, so the estimate starts low and start-up doubles it. */
 			if (rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
 					link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 					link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 				p->rate_bps = (uint64_t)link.link_speed * 1000000;
 			else
 				p->rate_bps = 1000000000ULL;
+			p->rate_start_bps = conf->port[i].link_speed_real ? p->rate_bps :
+				RTE_MIN(p->rate_bps, SB_DP_RATE_START_BPS);
 		}
 		p->link_up = sb_port_link_up(p->port_id);
 		p->admin_up = 1;

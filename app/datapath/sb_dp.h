@@ -19,6 +19,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "sb_path_est.h"
 #include "sb_peer.h"
 #include "sb_reorder.h"
 #include "sb_sched.h"
@@ -30,7 +31,9 @@ struct sb_dp;
 struct sb_dp_port_conf {
 	uint16_t port_id;	/**< ethdev port, set up and started. */
 	uint16_t mtu;		/**< Link MTU, bytes (L2 payload). */
-	uint32_t rate_kbps;	/**< Scheduling rate, kbit/s; 0 = the driver's link speed. */
+	uint32_t rate_kbps;	/**< Configured rate, kbit/s; 0 = auto: the driver's link speed. */
+	bool link_speed_real;	/**< The driver's link speed is the wire's (a PCI NIC), not a
+				 *   figure a virtual device makes up (af_packet says 10G). */
 	uint16_t pt_port;	/**< ethdev port of its passthrough interface (raw frames to and
 				 *   from the kernel), RTE_MAX_ETHPORTS for none. */
 };
@@ -57,6 +60,8 @@ struct sb_dp_conf {
 	uint32_t path_loss_max_pct;	/**< A path losing more of our frames leaves the stripe
 					 *   (0: never). */
 	uint32_t path_loss_window_ms;	/**< ... over this span. */
+	bool adaptive_rate;		/**< Learn path rates from feedback (sb_path_est.h). */
+	uint32_t queue_target_us;	/**< Its standing-queue threshold. */
 	unsigned int n_ports;
 	struct sb_dp_port_conf port[SB_MAX_PORTS];
 	uint16_t exc_port;		/**< ethdev port of the exception path. */
@@ -141,6 +146,7 @@ struct sb_snapshot {
 	uint64_t tsc;			/**< When it was taken. */
 	uint32_t host_id;
 	char scheduler[16];
+	bool adaptive_rate;		/**< Path rates are estimates (sb_path_est). */
 	uint32_t reorder_timeout_us;
 	uint32_t hello_interval_ms;
 	struct sb_dp_stats stats;
@@ -170,7 +176,8 @@ struct sb_snapshot {
 	struct sb_snap_peer {
 		uint32_t tx_seq;
 		uint32_t rx_next_seq;
-		uint64_t path_rate_bps[SB_PEER_MAX_PATHS];	/**< sb_path_rate_bps(). */
+		uint64_t path_rate_bps[SB_PEER_MAX_PATHS];	/**< sb_dp_path_rate_bps(). */
+		struct sb_path_est est[SB_PEER_MAX_PATHS];	/**< Rate estimators. */
 		uint64_t path_tx[SB_PEER_MAX_PATHS], path_tx_bytes[SB_PEER_MAX_PATHS];
 		uint64_t path_rx[SB_PEER_MAX_PATHS], path_rx_bytes[SB_PEER_MAX_PATHS];
 		struct sb_path_data path_data[SB_PEER_MAX_PATHS];	/**< Data counts. */
@@ -190,7 +197,13 @@ struct sb_path_info {
 	uint8_t in_stripe;
 	uint8_t mtu_ok;			/**< The peer hears our full-size probes. */
 	uint16_t mtu;			/**< Path MTU, bytes. */
-	uint64_t rate_bps;		/**< sb_path_rate_bps(). */
+	uint64_t rate_bps;		/**< What the scheduler paces it at: the estimate, or
+					 *   sb_path_rate_bps() without adaptive_rate. */
+	uint64_t rate_cap_bps;		/**< The estimate's ceiling. */
+	const char *rate_phase;		/**< "startup", "steady", or "fixed" (not adaptive). */
+	uint64_t rate_decreases;	/**< Times a standing queue or shortfall lowered it. */
+	uint32_t tx_queue_us;		/**< Our frames' queueing delay on it (the peer's
+					 *   latest one-way delay above the path's minimum). */
 	uint64_t tx_frames, tx_bytes;	/**< Data we sent on it. */
 	uint64_t rx_frames, rx_bytes;	/**< Data we received on it. */
 	uint64_t hellos_rx;

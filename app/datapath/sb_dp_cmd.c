@@ -27,6 +27,7 @@ snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 	unsigned int i, j;
 
 	strlcpy(snap->scheduler, tx->sched_ops->name, sizeof(snap->scheduler));
+	snap->adaptive_rate = tx->adaptive_rate;
 	snap->hello_interval_ms = tx->hello_interval_ms;
 	snap->exc_pending = tx->n_pending - tx->pending_head;
 	for (i = 0; i < dp->n_ports; i++) {
@@ -47,8 +48,8 @@ snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 
 		sp->tx_seq = tp->tx_seq;
 		for (j = 0; j < peer->n_paths; j++)
-			sp->path_rate_bps[j] = sb_path_rate_bps(&peer->path[j],
-				tx->port[peer->path[j].local_port].rate_bps);
+			sp->path_rate_bps[j] = sb_dp_path_rate_bps(tx, i, j);
+		memcpy(sp->est, tp->est, sizeof(sp->est));
 		memcpy(sp->path_tx, tp->path_tx, sizeof(sp->path_tx));
 		memcpy(sp->path_tx_bytes, tp->path_tx_bytes, sizeof(sp->path_tx_bytes));
 	}
@@ -185,6 +186,25 @@ clear_port_stats_rx(struct sb_dp *dp, struct sb_dp_rx *rx, uint32_t port)
 	}
 }
 
+/* set port N rate: the port stage's rate, and the cap of every path estimate over the port
+ * (an estimate at its old cap follows the new one). */
+static void
+set_port_rate(struct sb_dp_tx *tx, unsigned int port, uint64_t rate_bps)
+{
+	struct sb_dp_port *p = &tx->port[port];
+	unsigned int i, j;
+
+	p->rate_bps = rate_bps;
+	p->rate_start_bps = rate_bps;
+	p->rate_configured = 1;
+	for (i = 0; i < tx->peers.n_peers; i++)
+		for (j = 0; j < tx->peers.peer[i].n_paths; j++)
+			if (tx->peers.peer[i].path[j].local_port == port &&
+					tx->peer[i].est[j].cap_bps != 0)
+				sb_path_est_set_cap(&tx->peer[i].est[j], &tx->est_conf,
+					sb_path_rate_bps(&tx->peers.peer[i].path[j], rate_bps));
+}
+
 static void
 cmd_apply(struct sb_dp_worker *w, struct sb_cmd *cmd, uint64_t now)
 {
@@ -207,7 +227,7 @@ cmd_apply(struct sb_dp_worker *w, struct sb_cmd *cmd, uint64_t now)
 		if (!port_ok || cmd->value == 0)
 			ret = -EINVAL;
 		else if (tx != NULL)
-			tx->port[cmd->port].rate_bps = cmd->value;
+			set_port_rate(tx, cmd->port, cmd->value);
 		break;
 	case SB_CMD_PORT_ADMIN:
 		if (!port_ok) {

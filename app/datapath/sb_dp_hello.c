@@ -51,6 +51,20 @@ sb_dp_data_counts(void *arg, unsigned int peer, unsigned int path, struct sb_pat
 	out->bytes = __atomic_load_n(&d->bytes, __ATOMIC_RELAXED);
 }
 
+/* The queue edpf builds on purpose on path @p j (sb_sched_eligible()'s arrival horizon): up
+ * to the delay difference between the slowest usable path and this one, us. */
+static uint32_t
+queue_allowance_us(const struct sb_peer *peer, unsigned int j)
+{
+	uint32_t spread = 0;
+	unsigned int k;
+
+	for (k = 0; k < peer->n_paths; k++)
+		if (peer->path[k].usable && peer->path[k].fb.owd_min_us > spread)
+			spread = peer->path[k].fb.owd_min_us;
+	return spread > peer->path[j].fb.owd_min_us ? spread - peer->path[j].fb.owd_min_us : 0;
+}
+
 void
 sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 {
@@ -82,6 +96,8 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 		memset(tp->rbusy_ns, 0, sizeof(tp->rbusy_ns));
 		memset(tp->path_tx, 0, sizeof(tp->path_tx));
 		memset(tp->path_tx_bytes, 0, sizeof(tp->path_tx_bytes));
+		memset(tp->pbusy_ns, 0, sizeof(tp->pbusy_ns));
+		memset(tp->est, 0, sizeof(tp->est));
 		msg.type = SB_DP_MSG_PEER_RESET;
 		sb_dp_msg_all(dp, &msg);
 		break;
@@ -98,10 +114,30 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 		memcpy(msg.mac, path->remote_mac, SB_ETH_ALEN);
 		sb_dp_msg_all(dp, &msg);
 		break;
-	case SB_PEER_EV_PATH_UP:
+	case SB_PEER_EV_PATH_UP: {
+		const struct sb_dp_port *p = &tx->port[path->local_port];
+
+		/* Learnt afresh each time: what the path carries may have changed while it was
+		 * down. The peer port's announced rate caps it too (sb_path_rate_bps()). */
+		sb_path_est_init(&tp->est[ev->path], &tx->est_conf,
+			sb_path_rate_bps(path, p->rate_bps),
+			RTE_MIN(p->rate_start_bps, sb_path_rate_bps(path, p->rate_bps)),
+			p->rate_configured, sb_tsc_to_ns(rte_rdtsc(), dp->hz));
+		tp->pbusy_ns[ev->path] = 0;
 		DP_LOG(INFO, "peer %u path %u up (port %u <-> peer port %u, %u kbit/s) at %.6f",
 			peer->host_id, ev->path, path->local_port, path->remote_port,
 			path->remote_rate_kbps, wall_clock());
+		break;
+	}
+	case SB_PEER_EV_FEEDBACK:
+		if (tx->adaptive_rate && tp->est[ev->path].cap_bps != 0)
+			sb_path_est_report(&tp->est[ev->path], &tx->est_conf,
+				sb_tsc_to_ns(rte_rdtsc(), dp->hz),
+				(uint64_t)path->fb.rate_kbps * 1000,
+				path->fb.owd_us > path->fb.owd_min_us ?
+					path->fb.owd_us - path->fb.owd_min_us : 0,
+				queue_allowance_us(peer, ev->path),
+				tp->path_tx_bytes[ev->path]);
 		break;
 	case SB_PEER_EV_PATH_DOWN:
 		DP_LOG(NOTICE, "peer %u path %u down (port %u <-> peer port %u): %s at %.6f",
@@ -125,6 +161,10 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 		break;
 	case SB_PEER_EV_RX_IDLE:
 		msg.type = SB_DP_MSG_RX_IDLE;
+		sb_dp_msg_all(dp, &msg);
+		break;
+	case SB_PEER_EV_RX_ACTIVE:
+		msg.type = SB_DP_MSG_RX_ACTIVE;
 		sb_dp_msg_all(dp, &msg);
 		break;
 	default:

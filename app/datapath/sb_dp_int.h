@@ -62,6 +62,11 @@ struct sb_ctlq {
 	struct rte_mbuf *m[SB_CTLQ_CAP];
 };
 
+/** Where a path's rate estimate starts on a port of unknown rate (a virtual device). */
+#define SB_DP_RATE_START_BPS UINT64_C(100000000)
+/** The smallest a path's estimate goes: it keeps a trickle to measure with. */
+#define SB_DP_RATE_FLOOR_BPS UINT64_C(1000000)
+
 /** A member port as the TX worker sees it. */
 struct sb_dp_port {
 	uint16_t port_id;		/**< ethdev port. */
@@ -70,7 +75,11 @@ struct sb_dp_port {
 	uint8_t admin_up;		/**< Operator's port start/stop. */
 	uint8_t mac[SB_ETH_ALEN];
 	uint16_t mtu;
-	uint64_t rate_bps;
+	uint64_t rate_bps;		/**< Configured rate, else the link speed: what the
+					 *   port stage of the model drains at, and every
+					 *   path estimate's cap. */
+	uint64_t rate_start_bps;	/**< Where a path's estimate starts (sb_path_est). */
+	uint8_t rate_configured;	/**< rate_bps came from rate_mbit. */
 	uint64_t busy_until_ns;		/**< Queue model shared by every path over this port. */
 	uint64_t tx_frames, tx_bytes;	/**< Accepted by the port (seqbond frames + hellos). */
 	uint32_t hello_seq;		/**< Next hello's sequence number on this port. */
@@ -87,6 +96,8 @@ struct sb_dp_tx_peer {
 	uint32_t tx_seq;		/**< Next sequence number to send. */
 	uint8_t path_seq[SB_PEER_MAX_PATHS];	/**< Next shim path sequence per path. */
 	uint64_t rbusy_ns[SB_MAX_PORTS];	/**< Queue model of each of the peer's ports. */
+	uint64_t pbusy_ns[SB_PEER_MAX_PATHS];	/**< Queue model of each path's own stage. */
+	struct sb_path_est est[SB_PEER_MAX_PATHS];	/**< What each path carries. */
 	struct sb_sched sched;
 	struct sb_sched_view view;
 	uint64_t path_tx[SB_PEER_MAX_PATHS];	/**< Frames sent per path. */
@@ -109,6 +120,7 @@ enum sb_dp_msg_type {
 	SB_DP_MSG_PATH,		/**< Path known (new, or its peer port's MAC changed). */
 	SB_DP_MSG_PATH_DOWN,	/**< Path down: its data count resyncs. */
 	SB_DP_MSG_RX_IDLE,	/**< The peer stopped sending on the path: out of the loss rule. */
+	SB_DP_MSG_RX_ACTIVE,	/**< The peer sends on the path: in the loss rule. */
 };
 
 /** One message, an element of the msg_ring (a multiple of 4 bytes). */
@@ -151,6 +163,8 @@ struct sb_dp_tx {
 	uint64_t last_link_poll;	/**< TSC of the last carrier check. */
 	uint32_t instance;
 	const struct sb_sched_ops *sched_ops;
+	bool adaptive_rate;		/**< Paths paced at their estimates (sb_path_est). */
+	struct sb_path_est_conf est_conf;
 	unsigned int exc_next_queue;	/**< Exception queue to read first (round robin). */
 	/* frames read from the kernel that waited for a path with room (backpressure) */
 	uint16_t n_pending, pending_head;
@@ -158,6 +172,23 @@ struct sb_dp_tx {
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
 };
+
+/**
+ * What the scheduler paces path @p j of peer @p pi at, bit/s: the smaller of our port's rate
+ * and the peer port's (sb_path_rate_bps()) and, with adaptive_rate, the path's estimate.
+ * The one figure the console, telemetry and the exit report show as the path's rate.
+ */
+static inline uint64_t
+sb_dp_path_rate_bps(const struct sb_dp_tx *tx, unsigned int pi, unsigned int j)
+{
+	const struct sb_path *path = &tx->peers.peer[pi].path[j];
+	uint64_t r = sb_path_rate_bps(path, tx->port[path->local_port].rate_bps);
+
+	if (tx->adaptive_rate && tx->peer[pi].est[j].rate_bps != 0 &&
+			tx->peer[pi].est[j].rate_bps < r)
+		r = tx->peer[pi].est[j].rate_bps;
+	return r;
+}
 
 /** One lcore of the datapath. */
 struct sb_dp_worker {

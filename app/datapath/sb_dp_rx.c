@@ -304,6 +304,13 @@ sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 				if (mine && rp->reorder != NULL)
 					sb_reorder_path_set_active(rp->reorder, g->path, false);
 				break;
+			case SB_DP_MSG_RX_ACTIVE:
+				/* The peer put the path in its stripe: wait for it in the loss
+				 * rule before its first frame arrives, or a frame on a slower
+				 * path would be declared lost by the faster ones. */
+				if (mine && rp->reorder != NULL)
+					sb_reorder_path_set_active(rp->reorder, g->path, true);
+				break;
 			default:
 				break;
 			}

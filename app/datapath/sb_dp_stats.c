@@ -80,6 +80,12 @@ sb_dp_path_info(const struct sb_snapshot *s, unsigned int peer, unsigned int pat
 		.mtu_ok = pa->fb.mtu_ok,
 		.mtu = sb_path_mtu(pa, s->port[pa->local_port].mtu),
 		.rate_bps = sp->path_rate_bps[path],
+		.rate_cap_bps = s->adaptive_rate ? sp->est[path].cap_bps : sp->path_rate_bps[path],
+		.rate_phase = s->adaptive_rate ? sb_path_est_phase_str(sp->est[path].phase) :
+			"fixed",
+		.rate_decreases = sp->est[path].decreases,
+		.tx_queue_us = pa->fb.owd_us > pa->fb.owd_min_us ?
+			pa->fb.owd_us - pa->fb.owd_min_us : 0,
 		.tx_frames = sp->path_tx[path],
 		.tx_bytes = sp->path_tx_bytes[path],
 		.rx_frames = sp->path_rx[path],
@@ -115,6 +121,10 @@ sb_dp_path_info_foreach(const struct sb_path_info *pi,
 	num("mtu", pi->mtu, arg);
 	num("mtu_ok", pi->mtu_ok, arg);
 	num("rate_bps", pi->rate_bps, arg);
+	num("rate_cap_bps", pi->rate_cap_bps, arg);
+	str("rate_phase", pi->rate_phase, arg);
+	num("rate_decreases", pi->rate_decreases, arg);
+	num("tx_queue_us", pi->tx_queue_us, arg);
 	num("tx_frames", pi->tx_frames, arg);
 	num("tx_bytes", pi->tx_bytes, arg);
 	num("rx_frames", pi->rx_frames, arg);

@@ -33,6 +33,16 @@ view_refresh(struct sb_dp *dp, unsigned int pi, uint64_t now_ns)
 		sp->remote_rate_bps = remote != 0 && (remote < p->rate_bps ||
 			path->remote_fanin > 1) ? remote : 0;
 		sp->rbusy_until_ns = dpeer->rbusy_ns[path->remote_port];
+		/* What the path itself carries, when that is less than our port, and how much
+		 * later than the peer's fastest path its frames arrive (sb_path_est.h). */
+		if (dp->tx->adaptive_rate) {
+			const struct sb_path_est *e = &dpeer->est[j];
+
+			sp->path_rate_bps = e->rate_bps != 0 && e->rate_bps < p->rate_bps ?
+				e->rate_bps : 0;
+			sp->pbusy_until_ns = dpeer->pbusy_ns[j];
+			sp->delay_ns = (uint64_t)path->fb.owd_min_us * 1000;
+		}
 		/* A port that refused frames at the last flush (its ring is full) is full:
 		 * that is the "skip paths whose TX queue is full" rule, on real NICs and on
 		 * veths. Frames queued since then go out at the next flush. */
@@ -99,6 +109,8 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 	sb_wire_put_hdr(hdr, path->remote_mac, p->mac, &shim);
 	sb_sched_charge(&dpeer->view, j, wire_len);
 	p->busy_until_ns = dpeer->view.path[j].busy_until_ns;
+	if (dpeer->view.path[j].path_rate_bps != 0)
+		dpeer->pbusy_ns[j] = dpeer->view.path[j].pbusy_until_ns;
 	if (dpeer->view.path[j].remote_rate_bps != 0)
 		dpeer->rbusy_ns[path->remote_port] = dpeer->view.path[j].rbusy_until_ns;
 	dpeer->path_tx[j]++;

@@ -93,15 +93,29 @@ peer_reset_paths(struct sb_peer_table *t, unsigned int idx)
 	sb_peer_map_reset_peer(&t->map, idx);
 }
 
-/* Usable = in the stripe: UP, our full-size probes arrive (or we send none), loss below the
- * limit. Emits STRIPE_IN/STRIPE_OUT on change. */
+/* Up, and our full-size probes arrive (or we send none). */
+static bool
+path_sound(const struct sb_peer_table *t, const struct sb_path *path)
+{
+	return path->state == SB_PATH_UP && (!t->conf.probes_sent || path->fb.mtu_ok);
+}
+
+/*
+ * Usable = in the stripe: UP, our full-size probes arrive (or we send none) and, unless every
+ * such path of the peer loses as much, loss below the limit. Loss is relative on purpose: a
+ * path that loses where its siblings do not is a gray failure and leaves the stripe, but when
+ * every path loses (the peer's receiver or a shared bottleneck drops what TCP sends in a
+ * burst) leaving them all out would turn loss into an outage. Emits STRIPE_IN/STRIPE_OUT on
+ * change.
+ */
 static void
-path_eval(struct sb_peer_table *t, unsigned int pi, unsigned int j)
+path_eval(struct sb_peer_table *t, unsigned int pi, unsigned int j, bool clean_sibling)
 {
 	struct sb_peer *p = &t->peer[pi];
 	struct sb_path *path = &p->path[j];
 	bool mtu_ok = !t->conf.probes_sent || path->fb.mtu_ok;
-	bool usable = path->state == SB_PATH_UP && mtu_ok && !path->fb.lossy;
+	bool usable = path->state == SB_PATH_UP && mtu_ok &&
+		!(path->fb.lossy && clean_sibling);
 
 	if (path->state == SB_PATH_UP && !usable)
 		path->fault = !mtu_ok ? SB_FAULT_MTU : SB_FAULT_LOSS;
@@ -120,6 +134,21 @@ path_eval(struct sb_peer_table *t, unsigned int pi, unsigned int j)
 	}
 }
 
+/* Re-judge every path of peer @p pi: one path's change can move the others (loss is judged
+ * against the clean paths). O(n_paths). */
+static void
+peer_eval(struct sb_peer_table *t, unsigned int pi)
+{
+	struct sb_peer *p = &t->peer[pi];
+	unsigned int j, n_clean = 0;
+
+	for (j = 0; j < p->n_paths; j++)
+		if (path_sound(t, &p->path[j]) && !p->path[j].fb.lossy)
+			n_clean++;
+	for (j = 0; j < p->n_paths; j++)
+		path_eval(t, pi, j, n_clean > 0);
+}
+
 static void
 remote_tx_set(struct sb_peer_table *t, unsigned int pi, unsigned int j, bool on)
 {
@@ -128,8 +157,7 @@ remote_tx_set(struct sb_peer_table *t, unsigned int pi, unsigned int j, bool on)
 	if (on == (bool)path->fb.remote_tx)
 		return;
 	path->fb.remote_tx = on;
-	if (!on)
-		emit(t, SB_PEER_EV_RX_IDLE, pi, j, SB_FAULT_NONE);
+	emit(t, on ? SB_PEER_EV_RX_ACTIVE : SB_PEER_EV_RX_IDLE, pi, j, SB_FAULT_NONE);
 }
 
 static void
@@ -170,7 +198,7 @@ path_set_state(struct sb_peer_table *t, unsigned int pi, unsigned int j,
 		path->fb.n_samples = 0;
 		path->fb.loss_ppm = 0;
 	}
-	path_eval(t, pi, j);
+	peer_eval(t, pi);
 }
 
 /* Count hellos a sequence jump shows missing. */
@@ -377,6 +405,7 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		path->fb.mtu_ok = (e.flags & SB_ENTRY_F_MTU_OK) != 0;
 		remote_tx_set(t, idx, pi, (e.flags & SB_ENTRY_F_TX) != 0);
 		loss_update(t, &path->fb, now);
+		emit(t, SB_PEER_EV_FEEDBACK, idx, pi, SB_FAULT_NONE);
 		break;
 	}
 
@@ -389,7 +418,7 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		path_set_state(t, idx, pi, SB_PATH_INIT, SB_FAULT_ONE_WAY, now);
 	if (!listed && !(h->flags & SB_HELLO_F_PARTIAL))
 		remote_tx_set(t, idx, pi, false);
-	path_eval(t, idx, pi);
+	peer_eval(t, idx);
 	return idx;
 }
 

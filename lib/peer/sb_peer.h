@@ -210,8 +210,15 @@ enum sb_peer_event_type {
 	SB_PEER_EV_STRIPE_OUT,	/**< Path left the stripe (fault says why). */
 	SB_PEER_EV_RX_IDLE,	/**< The peer no longer sends data on the path: the path stops
 				 *   counting in the receiver's loss rule. */
+	SB_PEER_EV_RX_ACTIVE,	/**< The peer says it sends data on the path (its hello entry's
+				 *   TX flag): the receiver's loss rule waits for the path from
+				 *   now on, even before its first data frame arrives (a path
+				 *   of longer delay is often first used mid-stream). */
 	SB_PEER_EV_PATH_NEW,	/**< A path appeared, or its peer port's MAC changed: map
 				 *   replicas take it (sb_peer_map_set_path()). */
+	SB_PEER_EV_FEEDBACK,	/**< A hello of the peer reported on our frames on the path:
+				 *   path->fb holds the new figures (rate, delay, loss). Once per
+				 *   hello interval per path; the rate estimator takes it. */
 };
 
 struct sb_peer_event {

@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,26 +76,45 @@ sb_sched_fini(struct sb_sched *s)
 	s->priv = NULL;
 }
 
+/* Is a queue that drains at @p until more than @p limit ns ahead of @p now? */
+static inline bool
+backlog_over(uint64_t until, uint64_t now, uint64_t limit)
+{
+	/* Compare the backlog rather than now + limit so a huge limit cannot wrap. */
+	return until > now && until - now > limit;
+}
+
 uint32_t
 sb_sched_eligible(const struct sb_sched_view *v)
 {
 	unsigned int n = v->n_paths < SB_SCHED_MAX_PATHS ? v->n_paths : SB_SCHED_MAX_PATHS;
+	uint64_t spread = 0, limit;
 	uint32_t mask = 0;
 	unsigned int i;
 
+	/* Every path may hold frames up to one common arrival horizon, now + max_backlog +
+	 * the largest delay among the usable paths: the fastest path queues that much longer
+	 * (else a path 5 ms longer would never be worth a frame under a 2 ms limit), a
+	 * delayed one that much less, and frames chosen at the limit still arrive in order. */
+	for (i = 0; i < n; i++)
+		if (v->path[i].usable && v->path[i].delay_ns > spread)
+			spread = v->path[i].delay_ns;
 	for (i = 0; i < n; i++) {
 		const struct sb_sched_path *p = &v->path[i];
 
 		if (!p->usable)
 			continue;
-		/* Compare the backlog rather than now + max so a huge limit cannot wrap. */
-		if (v->max_backlog_ns != 0 && p->busy_until_ns > v->now_ns &&
-				p->busy_until_ns - v->now_ns > v->max_backlog_ns)
-			continue;
-		if (v->max_backlog_ns != 0 && p->remote_rate_bps != 0 &&
-				p->rbusy_until_ns > v->now_ns &&
-				p->rbusy_until_ns - v->now_ns > v->max_backlog_ns)
-			continue;
+		if (v->max_backlog_ns != 0) {
+			limit = v->max_backlog_ns + spread - p->delay_ns;
+			if (backlog_over(p->busy_until_ns, v->now_ns, limit))
+				continue;
+			if (p->path_rate_bps != 0 &&
+					backlog_over(p->pbusy_until_ns, v->now_ns, limit))
+				continue;
+			if (p->remote_rate_bps != 0 &&
+					backlog_over(p->rbusy_until_ns, v->now_ns, limit))
+				continue;
+		}
 		mask |= UINT32_C(1) << i;
 	}
 	return mask;
@@ -144,6 +164,23 @@ sb_sched_rates(const struct sb_sched_view *v, uint64_t rate[SB_SCHED_MAX_PATHS])
 	}
 }
 
+void
+sb_sched_path_rates(const struct sb_sched_view *v, uint64_t rate[SB_SCHED_MAX_PATHS])
+{
+	unsigned int n = v->n_paths < SB_SCHED_MAX_PATHS ? v->n_paths : SB_SCHED_MAX_PATHS;
+	unsigned int i;
+
+	sb_sched_rates(v, rate);
+	for (i = 0; i < n; i++) {
+		const struct sb_sched_path *p = &v->path[i];
+
+		if (p->path_rate_bps != 0 && p->path_rate_bps < rate[i])
+			rate[i] = p->path_rate_bps;
+		if (p->remote_rate_bps != 0 && p->remote_rate_bps < rate[i])
+			rate[i] = p->remote_rate_bps;
+	}
+}
+
 static inline uint64_t
 sat_add(uint64_t a, uint64_t b)
 {
@@ -158,6 +195,10 @@ sb_sched_finish_ns(const struct sb_sched_view *v, unsigned int path, uint32_t le
 	uint64_t start = p->busy_until_ns > v->now_ns ? p->busy_until_ns : v->now_ns;
 	uint64_t finish = sat_add(start, sb_sched_tx_ns(len, rate));
 
+	if (p->path_rate_bps != 0) {
+		start = p->pbusy_until_ns > finish ? p->pbusy_until_ns : finish;
+		finish = sat_add(start, sb_sched_tx_ns(len, p->path_rate_bps));
+	}
 	if (p->remote_rate_bps != 0) {
 		/* Store and forward at the peer's port: it starts sending the frame once it
 		 * has it all and its queue has drained. */
@@ -172,7 +213,7 @@ sb_sched_charge(struct sb_sched_view *v, unsigned int path, uint32_t len)
 {
 	unsigned int n = v->n_paths < SB_SCHED_MAX_PATHS ? v->n_paths : SB_SCHED_MAX_PATHS;
 	struct sb_sched_path *p;
-	uint64_t rate, start;
+	uint64_t rate, start, last;
 
 	if (path >= n)
 		return;
@@ -181,9 +222,14 @@ sb_sched_charge(struct sb_sched_view *v, unsigned int path, uint32_t len)
 	/* An idle queue starts draining now, not when it last went idle. */
 	start = p->busy_until_ns > v->now_ns ? p->busy_until_ns : v->now_ns;
 	p->busy_until_ns = sat_add(start, sb_sched_tx_ns(len, rate));
+	last = p->busy_until_ns;
+	if (p->path_rate_bps != 0) {
+		start = p->pbusy_until_ns > last ? p->pbusy_until_ns : last;
+		p->pbusy_until_ns = sat_add(start, sb_sched_tx_ns(len, p->path_rate_bps));
+		last = p->pbusy_until_ns;
+	}
 	if (p->remote_rate_bps != 0) {
-		start = p->rbusy_until_ns > p->busy_until_ns ? p->rbusy_until_ns :
-			p->busy_until_ns;
+		start = p->rbusy_until_ns > last ? p->rbusy_until_ns : last;
 		p->rbusy_until_ns = sat_add(start, sb_sched_tx_ns(len, p->remote_rate_bps));
 	}
 }

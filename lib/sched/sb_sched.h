@@ -27,11 +27,15 @@
 #define SB_SCHED_DEFAULT_RATE_BPS UINT64_C(1000000000)
 
 /**
- * What the scheduler knows of one path. A path is modelled as two queues in tandem: our
- * port (rate_bps, busy_until_ns), shared by every path over that port, then the peer's port
- * (remote_rate_bps, rbusy_until_ns), shared by every path we have into that peer port (a
- * switch queues there when two of our ports feed one of the peer's: an 8-port gateway
- * sending to a 6-port blade). remote_rate_bps 0 leaves the second stage out.
+ * What the scheduler knows of one path. A path is modelled as up to three queues in tandem:
+ * our port (rate_bps, busy_until_ns), shared by every path over that port; the path itself
+ * (path_rate_bps, pbusy_until_ns: what the path really carries, as the estimator of
+ * sb_path_est.h measures it, when that is less than our port's rate: a slower link further
+ * on, a switch port shared with other senders); then the peer's port (remote_rate_bps,
+ * rbusy_until_ns), shared by every path we have into that peer port (a switch queues there
+ * when two of our ports feed one of the peer's: an 8-port gateway sending to a 6-port
+ * blade). A rate of 0 leaves that stage out. delay_ns is the path's one-way delay above the
+ * peer's fastest path: a frame arrives that much after it leaves the last queue.
  */
 struct sb_sched_path {
 	uint64_t rate_bps;	/**< Our port's rate, bits per second; 0 means unknown (treated
@@ -39,6 +43,9 @@ struct sb_sched_path {
 				 *   SB_SCHED_DEFAULT_RATE_BPS; see sb_sched_rates()). */
 	uint64_t busy_until_ns;	/**< Modelled time our port's queue drains, ns; kept by
 				 *   sb_sched_charge(). */
+	uint64_t path_rate_bps;	/**< The path's own rate, bit/s; 0: not modelled. */
+	uint64_t pbusy_until_ns;	/**< Modelled time the path's own queue drains, ns. */
+	uint64_t delay_ns;	/**< One-way delay above the peer's fastest path, ns. */
 	uint64_t remote_rate_bps;	/**< The peer port's rate, bit/s; 0: not modelled. */
 	uint64_t rbusy_until_ns;	/**< Modelled time the peer port's queue drains, ns. */
 	uint8_t usable;		/**< Non-zero: path up and its TX queue has room. */
@@ -116,8 +123,9 @@ void sb_sched_fini(struct sb_sched *s);
 
 /**
  * @return the bit mask of eligible paths in @p v: bit i is set iff i < n_paths, path i is
- *   usable and, when max_backlog_ns is non-zero, both busy_until_ns and (when modelled)
- *   rbusy_until_ns are at most now_ns + max_backlog_ns.
+ *   usable and, when max_backlog_ns is non-zero, busy_until_ns and (when modelled)
+ *   pbusy_until_ns and rbusy_until_ns are at most now_ns + max_backlog_ns + D - delay_ns,
+ *   D being the largest delay_ns among the usable paths (one arrival horizon for all).
  */
 uint32_t sb_sched_eligible(const struct sb_sched_view *v);
 
@@ -132,15 +140,16 @@ int sb_sched_pick(struct sb_sched *s, const struct sb_sched_view *v, uint32_t le
 /**
  * Account a frame of @p len bytes sent on @p path in the queue model:
  * busy_until = max(now, busy_until) + sb_sched_tx_ns(len, rate), with the effective rate of
- * sb_sched_rates(); then, when the peer port is modelled,
- * rbusy_until = max(busy_until, rbusy_until) + sb_sched_tx_ns(len, remote_rate) (store and
- * forward). A @p path >= n_paths is ignored.
+ * sb_sched_rates(); then, stage by stage where modelled (store and forward),
+ * pbusy_until = max(busy_until, pbusy_until) + sb_sched_tx_ns(len, path_rate) and
+ * rbusy_until = max(<previous stage>, rbusy_until) + sb_sched_tx_ns(len, remote_rate).
+ * A @p path >= n_paths is ignored.
  */
 void sb_sched_charge(struct sb_sched_view *v, unsigned int path, uint32_t len);
 
 /**
  * When a frame of @p len bytes sent now on @p path would leave the last modelled queue, ns:
- * what sb_sched_charge() would set (the two-stage finish time edpf compares).
+ * what sb_sched_charge() would set. edpf adds delay_ns to it: the arrival it compares.
  * @param rate  The path's effective first-stage rate (from sb_sched_rates()).
  */
 uint64_t sb_sched_finish_ns(const struct sb_sched_view *v, unsigned int path, uint32_t len,
@@ -153,6 +162,14 @@ uint64_t sb_sched_finish_ns(const struct sb_sched_view *v, unsigned int path, ui
  * @param rate  Filled for paths 0..n_paths-1, bit/s (never 0).
  */
 void sb_sched_rates(const struct sb_sched_view *v, uint64_t rate[SB_SCHED_MAX_PATHS]);
+
+/**
+ * The rate each path carries end to end: the smallest of its modelled stages (our port's
+ * effective rate from sb_sched_rates(), path_rate_bps, remote_rate_bps), for policies that
+ * share by rate (drr).
+ * @param rate  Filled for paths 0..n_paths-1, bit/s (never 0).
+ */
+void sb_sched_path_rates(const struct sb_sched_view *v, uint64_t rate[SB_SCHED_MAX_PATHS]);
 
 /**
  * Time to serialise @p len bytes at @p rate_bps: floor(len * 8e9 / rate_bps) ns in integer

@@ -33,6 +33,8 @@ struct sb_sched_drr {
 	uint64_t quantum[SB_SCHED_MAX_PATHS];	/* bytes added per visit, >= 1 */
 	uint64_t deficit[SB_SCHED_MAX_PATHS];	/* bytes the path may still send */
 	uint64_t rate_seen[SB_SCHED_MAX_PATHS];	/* rate_bps the quanta were computed from */
+	uint64_t path_rate_seen[SB_SCHED_MAX_PATHS];	/* ... path_rate_bps */
+	uint64_t remote_rate_seen[SB_SCHED_MAX_PATHS];	/* ... remote_rate_bps */
 	unsigned int n_seen;	/* n_paths the quanta were computed for */
 	unsigned int cur;	/* path of the current visit */
 };
@@ -45,9 +47,11 @@ sb_sched_drr_setup(struct sb_sched_drr *d, const struct sb_sched_view *v, unsign
 	uint64_t lo = UINT64_MAX, hi = 0;
 	unsigned int i, shift = 0;
 
-	sb_sched_rates(v, rate);
+	sb_sched_path_rates(v, rate);
 	for (i = 0; i < n; i++) {
 		d->rate_seen[i] = v->path[i].rate_bps;
+		d->path_rate_seen[i] = v->path[i].path_rate_bps;
+		d->remote_rate_seen[i] = v->path[i].remote_rate_bps;
 		if (rate[i] < lo)
 			lo = rate[i];
 		if (rate[i] > hi)
@@ -100,7 +104,9 @@ sb_sched_drr_rates_changed(const struct sb_sched_drr *d, const struct sb_sched_v
 	if (n != d->n_seen)
 		return 1;
 	for (i = 0; i < n; i++)
-		if (v->path[i].rate_bps != d->rate_seen[i])
+		if (v->path[i].rate_bps != d->rate_seen[i] ||
+				v->path[i].path_rate_bps != d->path_rate_seen[i] ||
+				v->path[i].remote_rate_bps != d->remote_rate_seen[i])
 			return 1;
 	return 0;
 }

@@ -9,10 +9,12 @@
  * or, where the peer's port is modelled too (sb_sched.h), the time the frame would leave
  * that second queue (sb_sched_finish_ns()).
  *
- * Because the chosen finish time becomes that path's busy_until, successive finish times
- * never decrease, so frames of equal size leave the links in send order and the receiver's
- * reorder window stays small even on unequal links. The paper adds each path's one-way
- * delay to the finish time; the view has no delay, so this is EDPF with equal delays.
+ * plus, as in the paper, the path's one-way delay above the peer's fastest path (delay_ns,
+ * measured by the receiver): the time the frame would arrive.
+ *
+ * Because the chosen finish time becomes that path's busy_until, successive arrival times
+ * never decrease, so frames of equal size arrive in send order and the receiver's reorder
+ * window stays small even on links of unequal rate and delay.
  */
 
 #include <errno.h>
@@ -52,7 +54,7 @@ sb_sched_edpf_pick(void *priv, const struct sb_sched_view *v, uint32_t eligible,
 		i = (e->next + k) % n;
 		if (!(eligible & (UINT32_C(1) << i)))
 			continue;
-		finish = sb_sched_finish_ns(v, i, len, rate[i]);
+		finish = sb_sched_finish_ns(v, i, len, rate[i]) + v->path[i].delay_ns;
 		if (best < 0 || finish < best_finish) {
 			best_finish = finish;
 			best = (int)i;

@@ -263,24 +263,34 @@ test_mtu(void)
 	SB_CHECK(event_at(a, SB_PEER_EV_STRIPE_IN, 0, t0) != 0, "a: stripe-in event");
 }
 
-/* Data a -> b on path 1 for @p ms, @p loss_pct of it lost (deterministic pattern). */
+/* Data a -> b on paths 1 and, when @p loss0_pct >= 0, 0 too, for @p ms; @p loss_pct of it
+ * (@p loss0_pct on path 0) lost, in a deterministic pattern. */
 static void
-data_run(unsigned int ms, unsigned int loss_pct, uint8_t *pseq)
+data_run2(unsigned int ms, unsigned int loss_pct, int loss0_pct, uint8_t *pseq)
 {
 	struct host *b = &hosts[1];
+	static uint8_t pseq0;
 	unsigned int i, k;
 	unsigned int path = b->t.map.peer[0].path_of[1][1];
+	unsigned int path0 = b->t.map.peer[0].path_of[0][0];
 
 	for (i = 0; i < ms; i++) {
 		for (k = 0; k < 20; k++) {	/* 20 frames per ms */
-			uint8_t s = (*pseq)++;
+			uint8_t s = (*pseq)++, s0 = pseq0++;
 
-			if ((i * 20 + k) % 100 < loss_pct)
-				continue;
-			sb_path_data_account(&b->data[0][path], s, 1500);
+			if ((i * 20 + k) % 100 >= loss_pct)
+				sb_path_data_account(&b->data[0][path], s, 1500);
+			if (loss0_pct >= 0 && (int)((i * 20 + k) % 100) >= loss0_pct)
+				sb_path_data_account(&b->data[0][path0], s0, 1500);
 		}
 		run(1);
 	}
+}
+
+static void
+data_run(unsigned int ms, unsigned int loss_pct, uint8_t *pseq)
+{
+	data_run2(ms, loss_pct, -1, pseq);
 }
 
 static void
@@ -319,6 +329,23 @@ test_loss(void)
 	SB_CHECK(ta != 0 && ta - t0 <= 2200 * MS, "rejoined %llu us after the loss stopped",
 		(unsigned long long)(ta - t0));
 	SB_CHECK(pa->usable, "in the stripe again");
+
+	/* Loss on every path (a bottleneck every path shares, TCP's bursts): loss alone is no
+	 * reason to leave a peer with no path, so both stay in; once path 0 is clean again,
+	 * the lossy path 1 leaves. */
+	t0 = clock_now;
+	data_run2(1200, 10, 10, &pseq);
+	SB_CHECK(path_of(a, 0)->fb.loss_ppm > 50000 && pa->fb.loss_ppm > 50000,
+		"both lose: %u %u ppm", path_of(a, 0)->fb.loss_ppm, pa->fb.loss_ppm);
+	SB_CHECK(path_of(a, 0)->fb.lossy && pa->fb.lossy, "both over the limit");
+	SB_CHECK(a->t.peer[0].n_usable == 2 && path_of(a, 0)->usable && pa->usable,
+		"both stay in the stripe when every path loses");
+	t0 = clock_now;
+	data_run2(2500, 10, 0, &pseq);
+	SB_CHECK(path_of(a, 0)->usable && !path_of(a, 0)->fb.lossy, "path 0 clean again");
+	SB_CHECK(!pa->usable && pa->fault == SB_FAULT_LOSS, "lossy path 1 out once 0 is clean");
+	run(2500);
+	SB_CHECK(pa->usable, "path 1 back after a clean window");
 }
 
 static void

@@ -667,6 +667,89 @@ test_two_stage(void)
 	sb_sched_fini(&s);
 }
 
+/*
+ * The path stage: ports of 100 Mbit/s, but path 1 carries only 25 (the estimator's figure):
+ * edpf sends it a fifth of the bytes, and its own queue, not the port's, fills and bounds it.
+ */
+static void
+test_path_stage(void)
+{
+	static const uint64_t rates[] = { 100 * MBPS, 100 * MBPS };
+	struct sb_sched_view v;
+	struct sb_sched s;
+	uint64_t bytes[2] = { 0, 0 };
+	unsigned int f;
+	double share1;
+
+	view_setup(&v, rates, 2, 2000000);
+	v.path[1].path_rate_bps = 25 * MBPS;
+	SB_CHECK(sb_sched_init(&s, &sb_sched_edpf_ops, &v) == 0, "edpf init");
+	for (f = 0; f < N_FRAMES; f++) {
+		int p = sb_sched_pick(&s, &v, 1500);
+
+		while (p == -EAGAIN) {
+			v.now_ns += 1000;
+			p = sb_sched_pick(&s, &v, 1500);
+		}
+		sb_sched_charge(&v, (unsigned int)p, 1500);
+		bytes[p] += 1500;
+		v.now_ns += sb_sched_tx_ns(1500, 125 * MBPS);
+	}
+	share1 = (double)bytes[1] / (double)(bytes[0] + bytes[1]);
+	printf("%-34s path 1 (25 of 100 Mbit/s) %.4f of the bytes\n", "edpf path stage", share1);
+	SB_CHECK(share1 > 0.19 && share1 < 0.21, "path 1 got %.4f", share1);
+	SB_CHECK(v.path[1].pbusy_until_ns <= v.now_ns + 2000000 + 480000, "path backlog bounded");
+	/* A full path stage makes the path ineligible, whatever its port's queue. */
+	v.path[1].busy_until_ns = v.now_ns;
+	v.path[1].pbusy_until_ns = v.now_ns + 2000001;
+	SB_CHECK((sb_sched_eligible(&v) & 0x2) == 0, "path stage full: not eligible");
+	sb_sched_fini(&s);
+}
+
+/*
+ * Paths of equal rate and unequal delay (0 and 5 ms), the default 2 ms backlog limit: edpf
+ * adds the delay to the finish time, so the slower path is used only once the fast one's
+ * queue is 5 ms long (the common arrival horizon of sb_sched_eligible() lets it grow that
+ * long), both carry their share, and every frame arrives (finish + delay) no earlier than the
+ * one sent before it: in order.
+ */
+static void
+test_edpf_delay(void)
+{
+	static const uint64_t rates[] = { 100 * MBPS, 100 * MBPS };
+	struct sb_sched_view v;
+	struct sb_sched s;
+	uint64_t last_arrival = 0, arrival;
+	unsigned int f, late = 0, n1 = 0, first1 = 0;
+
+	view_setup(&v, rates, 2, 2000000);
+	v.path[1].delay_ns = 5000000;
+	SB_CHECK(sb_sched_init(&s, &sb_sched_edpf_ops, &v) == 0, "edpf init");
+	for (f = 0; f < 2000; f++) {
+		int p = sb_sched_pick(&s, &v, 1500);
+
+		while (p == -EAGAIN) {
+			v.now_ns += 1000;
+			p = sb_sched_pick(&s, &v, 1500);
+		}
+		sb_sched_charge(&v, (unsigned int)p, 1500);
+		arrival = v.path[p].busy_until_ns + v.path[p].delay_ns;
+		if (arrival < last_arrival)
+			late++;
+		last_arrival = arrival;
+		if (p == 1 && n1++ == 0)
+			first1 = f;
+		v.now_ns += sb_sched_tx_ns(1500, 400 * MBPS);
+	}
+	printf("%-34s first frame on the 5 ms path: %u, %u of 2000 there, %u out of order\n",
+		"edpf delay 0/5 ms", first1, n1, late);
+	SB_CHECK(late == 0, "%u frames would arrive before one sent earlier", late);
+	/* 5 ms at 100 Mbit/s is ~41 frames of queue before the delayed path pays. */
+	SB_CHECK(first1 >= 40, "delayed path used from frame %u", first1);
+	SB_CHECK(n1 > 800, "the delayed path carries its share once busy: %u", n1);
+	sb_sched_fini(&s);
+}
+
 int
 main(void)
 {
@@ -681,6 +764,8 @@ main(void)
 	test_edpf_shares();
 	test_edpf_order();
 	test_two_stage();
+	test_path_stage();
+	test_edpf_delay();
 	test_rr_counts();
 	test_usability();
 	return sb_test_summary("test_sched");

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The path capacity estimator (lib/sched/sb_path_est.c) in closed loop with a simulated link:
+ * a bottleneck of a given rate with a 20 ms drop-tail buffer (the testbed's tbf), one or two
+ * senders pacing at their estimates, the receiver reporting delivered rate and queueing delay
+ * every 10 ms after a one-way delay. Time advances in steps of 100 us, bytes are fluid.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RTE_DIM(a) (sizeof(a) / sizeof((a)[0]))
+
+#include "sb_path_est.h"
+#include "sb_test.h"
+
+#define STEP_NS UINT64_C(100000)
+#define REPORT_NS UINT64_C(10000000)
+#define MAX_SENDERS 2
+#define MAX_PENDING 64
+
+struct report {
+	uint64_t at_ns;		/* arrival at the sender */
+	uint64_t delivered_bps;
+	uint32_t queue_us;
+};
+
+struct sender {
+	struct sb_path_est est;
+	double demand_bps;	/* what the application offers; <= 0: unlimited */
+	double sent_bytes;	/* running counter */
+	double queued;		/* its bytes in the bottleneck queue */
+	double delivered;	/* running counter at the receiver */
+	double delivered_mark;	/* at the last report */
+	bool active;
+	struct report pending[MAX_PENDING];
+	unsigned int n_pending;
+};
+
+struct sim {
+	struct sb_path_est_conf conf;
+	double cap_bps;
+	double buffer_s;	/* drop-tail buffer, seconds at cap */
+	uint64_t owd_ns;	/* one-way delay each way */
+	uint32_t jitter_us;	/* queueing-delay noise, 0..2 x jitter */
+	double loss;		/* share of what is sent lost on the way, at random */
+	uint32_t allow_us;	/* queueing the sender builds on purpose */
+	uint64_t now;
+	uint64_t next_report;
+	unsigned int n;
+	struct sender s[MAX_SENDERS];
+	double dropped;
+};
+
+/* est_start_bps == est_cap_bps: a configured rate; lower: a link speed, start-up from there. */
+static void
+sim_init(struct sim *m, unsigned int n, double cap_bps, uint64_t est_cap_bps,
+	uint64_t est_start_bps)
+{
+	unsigned int i;
+
+	memset(m, 0, sizeof(*m));
+	m->conf = (struct sb_path_est_conf){ .target_us = 3000, .floor_bps = 1000000 };
+	m->cap_bps = cap_bps;
+	m->buffer_s = 0.020;
+	m->owd_ns = 500000;
+	m->n = n;
+	m->next_report = REPORT_NS;
+	for (i = 0; i < n; i++) {
+		sb_path_est_init(&m->s[i].est, &m->conf, est_cap_bps, est_start_bps,
+			est_start_bps == est_cap_bps, 0);
+		m->s[i].active = true;
+	}
+	srand(7);
+}
+
+static double
+queue_total(const struct sim *m)
+{
+	double q = 0;
+	unsigned int i;
+
+	for (i = 0; i < m->n; i++)
+		q += m->s[i].queued;
+	return q;
+}
+
+/* Run for @p ns; returns the bytes delivered for each sender in that span. */
+static void
+sim_run(struct sim *m, uint64_t ns, double out_bytes[MAX_SENDERS])
+{
+	uint64_t end = m->now + ns;
+	unsigned int i, k;
+
+	for (i = 0; i < m->n; i++)
+		out_bytes[i] = 0;
+	while (m->now < end) {
+		double q, room, serve, step_s = STEP_NS / 1e9;
+
+		/* Senders pace at their estimates (or their demand, when smaller). */
+		for (i = 0; i < m->n; i++) {
+			struct sender *s = &m->s[i];
+			double rate = (double)s->est.rate_bps, b;
+
+			if (!s->active)
+				continue;
+			if (s->demand_bps > 0 && s->demand_bps < rate)
+				rate = s->demand_bps;
+			b = rate * step_s / 8;
+			s->sent_bytes += b;
+			b *= 1 - m->loss * (0.5 + (double)rand() / RAND_MAX);
+			q = queue_total(m);
+			room = m->cap_bps * m->buffer_s / 8 - q;
+			if (room < 0)
+				room = 0;
+			if (b > room) {
+				m->dropped += b - room;
+				b = room;
+			}
+			s->queued += b;
+		}
+		/* The bottleneck serves the queue FIFO: shares in proportion to what is queued. */
+		q = queue_total(m);
+		serve = m->cap_bps * step_s / 8;
+		if (serve > q)
+			serve = q;
+		for (i = 0; i < m->n && q > 0; i++) {
+			double d = serve * m->s[i].queued / q;
+
+			m->s[i].queued -= d;
+			m->s[i].delivered += d;
+			out_bytes[i] += d;
+		}
+		m->now += STEP_NS;
+
+		/* The receiver reports every 10 ms; reports arrive one one-way delay later. */
+		if (m->now >= m->next_report) {
+			uint32_t qus = (uint32_t)(queue_total(m) * 8 / m->cap_bps * 1e6);
+
+			if (m->jitter_us != 0)
+				qus += (uint32_t)(rand() % (2 * m->jitter_us + 1));
+			for (i = 0; i < m->n; i++) {
+				struct sender *s = &m->s[i];
+
+				if (s->n_pending < MAX_PENDING)
+					s->pending[s->n_pending++] = (struct report){
+						.at_ns = m->now + m->owd_ns,
+						.delivered_bps = (uint64_t)((s->delivered -
+							s->delivered_mark) * 8 * 1e9 / REPORT_NS),
+						.queue_us = qus,
+					};
+				s->delivered_mark = s->delivered;
+			}
+			m->next_report += REPORT_NS;
+		}
+		for (i = 0; i < m->n; i++) {
+			struct sender *s = &m->s[i];
+
+			while (s->n_pending > 0 && s->pending[0].at_ns <= m->now) {
+				if (s->active)
+					sb_path_est_report(&s->est, &m->conf, m->now,
+						s->pending[0].delivered_bps, s->pending[0].queue_us,
+						m->allow_us, (uint64_t)s->sent_bytes);
+				for (k = 1; k < s->n_pending; k++)
+					s->pending[k - 1] = s->pending[k];
+				s->n_pending--;
+			}
+		}
+	}
+}
+
+static double
+mbit(double bytes, uint64_t ns)
+{
+	return bytes * 8 / (ns / 1e9) / 1e6;
+}
+
+/* A link configured as 100 Mbit/s that carries 25: the estimate comes down and the link is
+ * used; 95 % of it from 2 s on. */
+static void
+test_configured_too_high(void)
+{
+	struct sim m;
+	double out[MAX_SENDERS];
+
+	sim_init(&m, 1, 25e6, 100000000, 100000000);
+	sim_run(&m, 2 * REPORT_NS * 100, out);
+	sim_run(&m, 3 * REPORT_NS * 100, out);
+	printf("configured 100, link 25: %.2f Mbit/s from 2 s to 5 s, estimate %.2f, "
+		"%" PRIu64 " decreases\n", mbit(out[0], 3 * REPORT_NS * 100),
+		m.s[0].est.rate_bps / 1e6, m.s[0].est.decreases);
+	SB_CHECK(mbit(out[0], 3 * REPORT_NS * 100) >= 0.95 * 25, "%.2f",
+		mbit(out[0], 3 * REPORT_NS * 100));
+	SB_CHECK(m.s[0].est.rate_bps <= 25e6 * 1.15 && m.s[0].est.rate_bps >= 25e6 * 0.85,
+		"estimate %" PRIu64, m.s[0].est.rate_bps);
+}
+
+/* The link drops from 100 to 20 mid-stream: within 1 s the estimate follows and the link is
+ * used at >= 90 % over the following second. */
+static void
+test_capacity_drop(void)
+{
+	struct sim m;
+	double out[MAX_SENDERS];
+	uint64_t t;
+
+	sim_init(&m, 1, 100e6, 100000000, 100000000);
+	sim_run(&m, REPORT_NS * 100, out);
+	SB_CHECK(mbit(out[0], REPORT_NS * 100) >= 95, "before the drop: %.2f",
+		mbit(out[0], REPORT_NS * 100));
+	m.cap_bps = 20e6;
+	for (t = 0; t < 1000 && m.s[0].est.rate_bps > 20e6 * 1.1; t += 10)
+		sim_run(&m, REPORT_NS, out);
+	printf("100 -> 20 Mbit/s: estimate within 10 %% after %" PRIu64 " ms\n", t);
+	SB_CHECK(t < 1000, "estimate still %" PRIu64 " after 1 s", m.s[0].est.rate_bps);
+	sim_run(&m, (1000 - t) * 1000000, out);
+	sim_run(&m, REPORT_NS * 100, out);
+	printf("100 -> 20 Mbit/s: %.2f Mbit/s in the second second after the drop\n",
+		mbit(out[0], REPORT_NS * 100));
+	SB_CHECK(mbit(out[0], REPORT_NS * 100) >= 0.90 * 20, "%.2f", mbit(out[0], REPORT_NS * 100));
+}
+
+/* An unknown link (cap 10 Gbit/s, start 10 Mbit/s) that carries 100: start-up finds it. */
+static void
+test_startup(void)
+{
+	struct sim m;
+	double out[MAX_SENDERS];
+	uint64_t t;
+
+	sim_init(&m, 1, 100e6, UINT64_C(10000000000), 10000000);
+	for (t = 0; t < 2000 && m.s[0].est.rate_bps < 90e6; t += 10)
+		sim_run(&m, REPORT_NS, out);
+	printf("start-up 10 Mbit/s -> a 100 Mbit/s link: 90 Mbit/s after %" PRIu64 " ms\n", t);
+	SB_CHECK(t <= 300, "%" PRIu64 " ms", t);
+	sim_run(&m, REPORT_NS * 200, out);
+	SB_CHECK(mbit(out[0], REPORT_NS * 200) >= 95, "%.2f", mbit(out[0], REPORT_NS * 200));
+	SB_CHECK(m.s[0].est.rate_bps <= 115e6, "estimate %" PRIu64, m.s[0].est.rate_bps);
+}
+
+/* Application limited: sending 30 of a 100 Mbit/s estimate teaches nothing, even on a link
+ * of 50; the estimate neither grows nor falls. */
+static void
+test_app_limited(void)
+{
+	struct sim m;
+	double out[MAX_SENDERS];
+
+	sim_init(&m, 1, 50e6, UINT64_C(1000000000), 100000000);
+	m.s[0].est.phase = SB_PATH_EST_STEADY;
+	m.s[0].demand_bps = 30e6;
+	sim_run(&m, REPORT_NS * 200, out);
+	SB_CHECK(m.s[0].est.rate_bps == 100000000, "estimate %" PRIu64, m.s[0].est.rate_bps);
+	SB_CHECK(m.s[0].est.increases == 0 && m.s[0].est.decreases == 0, "%" PRIu64 "/%" PRIu64,
+		m.s[0].est.increases, m.s[0].est.decreases);
+}
+
+/* Jitter of +-1 ms in every delay sample is not a queue: a link with the right rate keeps it. */
+static void
+test_jitter(void)
+{
+	struct sim m;
+	double out[MAX_SENDERS];
+
+	sim_init(&m, 1, 100e6, 100000000, 100000000);
+	m.jitter_us = 1000;
+	sim_run(&m, REPORT_NS * 300, out);
+	printf("jitter 1 ms: %" PRIu64 " decreases in 3 s, %.2f Mbit/s\n", m.s[0].est.decreases,
+		mbit(out[0], REPORT_NS * 300));
+	SB_CHECK(m.s[0].est.decreases == 0, "%" PRIu64, m.s[0].est.decreases);
+	SB_CHECK(mbit(out[0], REPORT_NS * 300) >= 99, "%.2f", mbit(out[0], REPORT_NS * 300));
+}
+
+/* Random loss (a radio link) is no reason to slow down: 1 % and 20 % leave the rate where it
+ * is (the loss rule of lib/peer deals with a path that loses too much). */
+static void
+test_loss(void)
+{
+	static const double losses[] = { 0.01, 0.20 };
+	struct sim m;
+	double out[MAX_SENDERS];
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(losses); i++) {
+		sim_init(&m, 1, 100e6, 100000000, 100000000);
+		m.loss = losses[i];
+		sim_run(&m, REPORT_NS * 300, out);
+		SB_CHECK(m.s[0].est.decreases == 0, "%.0f %% loss: %" PRIu64 " decreases",
+			losses[i] * 100, m.s[0].est.decreases);
+		SB_CHECK(m.s[0].est.rate_bps == 100000000, "%" PRIu64, m.s[0].est.rate_bps);
+	}
+}
+
+/* Two senders into one 100 Mbit/s port, each believing it has 100: together >= 90 %, Jain
+ * fairness >= 0.95, also when the second starts 2 s after the first. */
+static void
+test_two_senders(void)
+{
+	struct sim m;
+	double out[MAX_SENDERS], a, b, jain;
+
+	sim_init(&m, 2, 100e6, 100000000, 100000000);
+	m.s[1].active = false;
+	sim_run(&m, REPORT_NS * 200, out);
+	m.s[1].active = true;
+	sim_run(&m, REPORT_NS * 300, out);
+	sim_run(&m, REPORT_NS * 500, out);
+	a = mbit(out[0], REPORT_NS * 500);
+	b = mbit(out[1], REPORT_NS * 500);
+	jain = (a + b) * (a + b) / (2 * (a * a + b * b));
+	printf("two senders into 100 Mbit/s: %.2f + %.2f Mbit/s, Jain %.3f\n", a, b, jain);
+	SB_CHECK(a + b >= 90, "%.2f", a + b);
+	SB_CHECK(jain >= 0.95, "%.3f", jain);
+}
+
+/* The cap holds: a link faster than the configured rate is used at the configured rate. */
+static void
+test_cap(void)
+{
+	struct sim m;
+	double out[MAX_SENDERS];
+	struct sb_path_est_conf c = { .target_us = 3000, .floor_bps = 1000000 };
+	struct sb_path_est e;
+
+	sim_init(&m, 1, 200e6, 100000000, 10000000);
+	sim_run(&m, REPORT_NS * 200, out);
+	SB_CHECK(m.s[0].est.rate_bps == 100000000, "%" PRIu64, m.s[0].est.rate_bps);
+	SB_CHECK(fabs(mbit(out[0], REPORT_NS * 200) - 100) < 2, "%.2f",
+		mbit(out[0], REPORT_NS * 200));
+	/* set_cap: an estimate at the cap follows it up; a lower one stays. */
+	sb_path_est_init(&e, &c, 100000000, 100000000, true, 0);
+	sb_path_est_set_cap(&e, &c, 200000000);
+	SB_CHECK(e.rate_bps == 200000000, "%" PRIu64, e.rate_bps);
+	sb_path_est_set_cap(&e, &c, 50000000);
+	SB_CHECK(e.rate_bps == 50000000, "%" PRIu64, e.rate_bps);
+	sb_path_est_init(&e, &c, 100000000, 30000000, true, 0);
+	sb_path_est_set_cap(&e, &c, 200000000);
+	SB_CHECK(e.rate_bps == 30000000, "%" PRIu64, e.rate_bps);
+	/* Absurd inputs: zero cap or start clamp to the floor, nothing divides by zero. */
+	sb_path_est_init(&e, &c, 0, 0, false, 0);
+	SB_CHECK(e.rate_bps == c.floor_bps && e.cap_bps == c.floor_bps, "%" PRIu64, e.rate_bps);
+	sb_path_est_report(&e, &c, 0, 0, UINT32_MAX, 0, 0);
+	sb_path_est_report(&e, &c, 0, UINT64_MAX, UINT32_MAX, UINT32_MAX, UINT64_MAX);
+	SB_CHECK(e.rate_bps == c.floor_bps, "%" PRIu64, e.rate_bps);
+}
+
+int
+main(void)
+{
+	test_configured_too_high();
+	test_capacity_drop();
+	test_startup();
+	test_app_limited();
+	test_jitter();
+	test_loss();
+	test_two_senders();
+	test_cap();
+	return sb_test_summary("test_path_est");
+}
