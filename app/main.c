@@ -29,6 +29,7 @@
 #include "sb_config.h"
 #include "sb_ctl.h"
 #include "sb_dp.h"
+#include "sb_exception.h"
 #include "sb_port.h"
 #include "sb_report.h"
 #include "sb_telemetry.h"
@@ -57,13 +58,14 @@ usage(const char *prog)
 }
 
 /* Mbufs needed: every rx and tx ring full, every reorder window full for a few peers,
- * the software queues, plus slack for hellos and bursts in flight. */
+ * the software queues, what the exception path holds, plus slack for hellos and bursts in
+ * flight. */
 static unsigned int
-mempool_size(const struct sb_config *c)
+mempool_size(const struct sb_config *c, const struct sb_exc_args *ea, uint16_t data_room)
 {
 	unsigned int n = c->n_ports * (c->rx_desc + c->tx_desc + SB_TXQ_CAP);
 
-	n += 2 * (c->rx_desc + c->tx_desc) + SB_TXQ_CAP;	/* exception port */
+	n += sb_exc_mempool_need(ea, data_room) + SB_TXQ_CAP;	/* exception path */
 	n += 2 * c->reorder_window + 4096;
 	return n;
 }
@@ -91,7 +93,10 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct sb_config cfg;
-	uint16_t port_ids[SB_MAX_PORTS], exc_port = RTE_MAX_ETHPORTS;
+	uint16_t port_ids[SB_MAX_PORTS];
+	struct sb_exc *exc = NULL;
+	struct sb_exc_args ea;
+	struct sb_exc_info ei;
 	const char *config_file = NULL, *cmdline_file = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rte_mempool *mp;
@@ -151,21 +156,34 @@ main(int argc, char **argv)
 
 	for (i = 0; i < cfg.n_ports; i++)
 		max_mtu = RTE_MAX(max_mtu, cfg.port[i].mtu);
+	/* The exception path: its type (auto picks by what the kernel offers) caps its MTU. */
+	memset(&ea, 0, sizeof(ea));
+	ea.type = sb_exc_type_resolve(cfg.exc_type);
 	exc_mtu = cfg.exc_mtu;
 	if (exc_mtu == 0) {
-		exc_mtu = sb_exception_max_mtu(cfg.exc_type);
+		exc_mtu = sb_exc_max_mtu(ea.type);
 		for (i = 0; i < cfg.n_ports; i++)
 			exc_mtu = RTE_MIN(exc_mtu, cfg.port[i].mtu - SB_WIRE_OVERHEAD);
-	} else if (exc_mtu > sb_exception_max_mtu(cfg.exc_type)) {
-		rte_exit(EXIT_FAILURE, "config error: %s: [exception] mtu = '%u': this exception "
-			"path type carries at most %u\n", cfg.file, exc_mtu,
-			sb_exception_max_mtu(cfg.exc_type));
+	} else if (exc_mtu > sb_exc_max_mtu(ea.type)) {
+		rte_exit(EXIT_FAILURE, "config error: %s: [exception] mtu = '%u': exception path "
+			"type %s carries at most %u\n", cfg.file, exc_mtu,
+			sb_exc_type_name(ea.type), sb_exc_max_mtu(ea.type));
 	}
-	mp = rte_pktmbuf_pool_create("seqbond_mbufs", mempool_size(&cfg), 256, 0,
+	ea.name = cfg.exc_name;
+	ea.mac = cfg.mac;
+	ea.mtu = exc_mtu;
+	ea.n_queues = 1;	/* one datapath lcore */
+	ea.nb_rxd = cfg.rx_desc;
+	ea.nb_txd = cfg.tx_desc;
+	/* Frames read from the kernel wait in front of the ports or sit in their rings. */
+	ea.max_held = cfg.n_ports * (cfg.tx_desc + SB_TXQ_CAP) + SB_BURST_MAX;
+	mp = rte_pktmbuf_pool_create("seqbond_mbufs",
+		mempool_size(&cfg, &ea, mbuf_data_room(max_mtu)), 256, 0,
 		mbuf_data_room(max_mtu), rte_socket_id());
 	if (mp == NULL)
 		rte_exit(EXIT_FAILURE, "cannot create mempool of %u mbufs: %s\n",
-			mempool_size(&cfg), rte_strerror(rte_errno));
+			mempool_size(&cfg, &ea, mbuf_data_room(max_mtu)), rte_strerror(rte_errno));
+	ea.mp = mp;
 
 	for (i = 0; i < cfg.n_ports; i++) {
 		ret = sb_port_probe(cfg.port[i].devargs, &port_ids[i]);
@@ -180,26 +198,31 @@ main(int argc, char **argv)
 		}
 		n_setup++;
 	}
-	ret = sb_exception_create(cfg.exc_type, cfg.exc_name, cfg.mac, &exc_port);
-	if (ret == 0)
-		ret = sb_port_setup(exc_port, exc_mtu, mp, cfg.rx_desc, cfg.tx_desc, false);
-	if (ret != 0) {
-		MAIN_LOG(ERR, "%s: [exception] name = '%s': cannot create the exception path: %s",
-			cfg.file, cfg.exc_name, rte_strerror(-ret));
+	/* Frames cut from the kernel's large segments are chains unless every port can send
+	 * chains. */
+	for (i = 0; i < cfg.n_ports; i++)
+		if (!sb_port_tx_multi_seg(port_ids[i]))
+			ea.flags |= SB_EXC_F_LINEAR;
+	exc = sb_exc_create(&ea);
+	if (exc == NULL) {
+		MAIN_LOG(ERR, "%s: [exception] name = '%s': cannot create the %s exception path: "
+			"%s", cfg.file, cfg.exc_name, sb_exc_type_name(ea.type),
+			rte_strerror(rte_errno));
 		status = EXIT_FAILURE;
 		goto teardown;
 	}
+	sb_exc_info_get(exc, &ei);
 
-	dp = sb_dp_create(&cfg, mp, port_ids, exc_port, exc_mtu, &stop);
+	dp = sb_dp_create(&cfg, mp, port_ids, exc, exc_mtu, &stop);
 	if (dp == NULL) {
 		MAIN_LOG(ERR, "cannot create datapath state: %s", rte_strerror(rte_errno));
 		status = EXIT_FAILURE;
 		goto teardown;
 	}
-	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u, scheduler %s", cfg.host_id,
-		cfg.n_ports, cfg.exc_name, exc_mtu, cfg.scheduler);
+	MAIN_LOG(INFO, "host %u: %u ports, exception %s (%s) mtu %u, scheduler %s", cfg.host_id,
+		cfg.n_ports, cfg.exc_name, sb_exc_type_name(ei.type), exc_mtu, cfg.scheduler);
 
-	ctl = sb_ctl_create(&cfg, dp, port_ids, exc_port);
+	ctl = sb_ctl_create(&cfg, dp, port_ids, ei.port_id);
 	if (ctl == NULL) {
 		MAIN_LOG(ERR, "cannot create the control back end: %s", rte_strerror(rte_errno));
 		sb_dp_free(dp);
@@ -245,8 +268,9 @@ main(int argc, char **argv)
 	sb_dp_free(dp);
 
 teardown:
-	if (exc_port != RTE_MAX_ETHPORTS)
-		sb_port_close(exc_port);
+	/* After sb_dp_free(): every frame read from the kernel is back. */
+	if (exc != NULL && sb_exc_close(exc) != 0)
+		status = EXIT_FAILURE;
 	while (n_setup > 0)
 		sb_port_close(port_ids[--n_setup]);
 	if (rte_mempool_avail_count(mp) != mp->size) {

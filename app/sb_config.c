@@ -209,12 +209,8 @@ key_idle_sleep(struct cfg_ctx *x)
 static int
 key_exc_type(struct cfg_ctx *x)
 {
-	if (strcmp(x->value, "tap") == 0)
-		x->c->exc_type = SB_EXC_TAP;
-	else if (strcmp(x->value, "virtio-user") == 0)
-		x->c->exc_type = SB_EXC_VIRTIO_USER;
-	else
-		return cfg_fail(x, "expected tap or virtio-user");
+	if (sb_exc_type_parse(x->value, &x->c->exc_type) != 0)
+		return cfg_fail(x, "expected %s", sb_exc_type_names());
 	return 0;
 }
 
@@ -642,8 +638,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "idle_sleep_max_us", c->idle_sleep_max_us);
 
 	rte_cfgfile_add_section(cfg, "exception");
-	rte_cfgfile_add_entry(cfg, "exception", "type",
-		c->exc_type == SB_EXC_TAP ? "tap" : "virtio-user");
+	rte_cfgfile_add_entry(cfg, "exception", "type", sb_exc_type_name(c->exc_type));
 	rte_cfgfile_add_entry(cfg, "exception", "name", c->exc_name);
 	if (c->exc_mtu == 0)
 		rte_cfgfile_add_entry(cfg, "exception", "mtu", "auto");

@@ -11,16 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sb_exception.h"
 #include "sb_peer.h"
 #include "sb_reorder.h"
 
 #define SB_DEVARGS_LEN 256
 #define SB_IFNAME_LEN 16
-
-enum sb_exc_type {
-	SB_EXC_TAP = 0,		/**< TAP PMD (net_tap): works on every kernel with TUN. */
-	SB_EXC_VIRTIO_USER,	/**< virtio-user over /dev/vhost-net. */
-};
 
 struct sb_port_config {
 	char devargs[SB_DEVARGS_LEN];	/**< PCI address or vdev string. */
@@ -45,7 +41,7 @@ struct sb_config {
 	uint32_t initial_seq;
 	uint32_t idle_sleep_max_us;	/**< Longest nap of an idle datapath lcore. */
 
-	enum sb_exc_type exc_type;
+	enum sb_exc_type exc_type;	/**< sb_exception.h; default SB_EXC_TAP. */
 	char exc_name[SB_IFNAME_LEN];	/**< Kernel interface name, default "sb0". */
 	uint16_t exc_mtu;		/**< 0: smallest port MTU minus SB_WIRE_OVERHEAD. */
 

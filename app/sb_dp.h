@@ -22,6 +22,7 @@
 #include <rte_ring.h>
 
 #include "sb_config.h"
+#include "sb_exception.h"
 #include "sb_peer.h"
 #include "sb_reorder.h"
 #include "sb_sched.h"
@@ -106,7 +107,7 @@ struct sb_dp {
 	uint16_t hello_interval_ms;	/**< Announced in hellos. */
 	struct rte_ring *cmd_ring;	/**< Control commands (sb_ctl.h), drained by the lcore. */
 	unsigned int n_ports;
-	uint16_t exc_port;
+	struct sb_exc *exc;		/**< Exception path; this lcore polls its queue 0. */
 	uint16_t exc_mtu;
 	uint32_t instance;
 	const struct sb_sched_ops *sched_ops;
@@ -131,7 +132,7 @@ struct sb_dp {
  * @return the state or NULL with rte_errno set (ENOMEM, EINVAL).
  */
 struct sb_dp *sb_dp_create(const struct sb_config *cfg, struct rte_mempool *mp,
-	const uint16_t *port_ids, uint16_t exc_port, uint16_t exc_mtu, bool *stop);
+	const uint16_t *port_ids, struct sb_exc *exc, uint16_t exc_mtu, bool *stop);
 
 /** Free every mbuf the datapath still holds (queues, reorder windows) and the state. */
 void sb_dp_free(struct sb_dp *dp);

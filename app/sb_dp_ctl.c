@@ -374,7 +374,7 @@ sb_dp_lcore_main(void *arg)
 
 struct sb_dp *
 sb_dp_create(const struct sb_config *cfg, struct rte_mempool *mp, const uint16_t *port_ids,
-	uint16_t exc_port, uint16_t exc_mtu, bool *stop)
+	struct sb_exc *exc, uint16_t exc_mtu, bool *stop)
 {
 	struct sb_reorder_conf rc = {
 		.window = cfg->reorder_window,
@@ -397,7 +397,7 @@ sb_dp_create(const struct sb_config *cfg, struct rte_mempool *mp, const uint16_t
 	dp->hello_period = (uint64_t)cfg->hello_interval_ms * dp->hz / 1000;
 	dp->hello_interval_ms = cfg->hello_interval_ms;
 	dp->n_ports = cfg->n_ports;
-	dp->exc_port = exc_port;
+	dp->exc = exc;
 	dp->exc_mtu = exc_mtu;
 	dp->instance = (uint32_t)rte_rand() | 1;
 	dp->stop = stop;

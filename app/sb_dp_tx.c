@@ -169,7 +169,7 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 	/* Read from the kernel only when nothing is waiting: while every path is full the
 	 * frames stay in the TAP queue and the kernel sees backpressure, not loss. */
 	if (dp->n_pending == 0) {
-		dp->n_pending = rte_eth_rx_burst(dp->exc_port, 0, dp->pending, dp->cfg->burst);
+		dp->n_pending = sb_exc_rx_burst(dp->exc, 0, dp->pending, dp->cfg->burst);
 		dp->pending_head = 0;
 		st->exc_rx += dp->n_pending;
 		dp->max_batch = RTE_MAX(dp->max_batch, dp->n_pending);
@@ -199,7 +199,8 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 }
 
 static void
-txq_flush(uint16_t port_id, struct sb_txq *q, uint64_t *frames, uint64_t *bytes)
+txq_flush(uint16_t port_id, struct sb_exc *exc, struct sb_txq *q, uint64_t *frames,
+	uint64_t *bytes)
 {
 	uint16_t sent, i;
 
@@ -208,7 +209,10 @@ txq_flush(uint16_t port_id, struct sb_txq *q, uint64_t *frames, uint64_t *bytes)
 	if (bytes != NULL)
 		for (i = 0; i < q->n; i++)
 			*bytes += rte_pktmbuf_pkt_len(q->m[i]);
-	sent = rte_eth_tx_burst(port_id, 0, q->m, q->n);
+	if (exc != NULL)
+		sent = sb_exc_tx_burst(exc, 0, q->m, q->n);
+	else
+		sent = rte_eth_tx_burst(port_id, 0, q->m, q->n);
 	*frames += sent;
 	if (sent < q->n) {
 		/* The rest waits for the next flush; the port counts as full meanwhile. */
@@ -228,8 +232,8 @@ sb_dp_flush(struct sb_dp *dp)
 
 	for (i = 0; i < dp->n_ports; i++)
 		if (dp->port[i].admin_up)
-			txq_flush(dp->port[i].port_id, &dp->port[i].txq,
+			txq_flush(dp->port[i].port_id, NULL, &dp->port[i].txq,
 				&dp->port[i].tx_frames, &dp->port[i].tx_bytes);
-	txq_flush(dp->exc_port, &dp->exc_txq, &dp->stats.exc_tx, NULL);
+	txq_flush(RTE_MAX_ETHPORTS, dp->exc, &dp->exc_txq, &dp->stats.exc_tx, NULL);
 	return dp->stats.exc_tx - before;
 }

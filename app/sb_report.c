@@ -21,6 +21,7 @@ void
 sb_report_print(FILE *f, const struct sb_dp *dp)
 {
 	const struct sb_dp_stats *st = &dp->stats;
+	struct sb_exc_stats xs;
 	struct rte_eth_stats es;
 	unsigned int i, j;
 
@@ -30,6 +31,9 @@ sb_report_print(FILE *f, const struct sb_dp *dp)
 	 * no path free, and released to the exception port but not yet accepted by it. */
 	ROW(f, "exc_pending", dp->n_pending - dp->pending_head);
 	ROW(f, "exc_queued", dp->exc_txq.n);
+	/* The exception path's own counters (large segments cut and merged, checksums). */
+	sb_exc_stats_get(dp->exc, &xs);
+	sb_exc_stats_foreach(&xs, print_row, f);
 
 	for (i = 0; i < dp->n_ports; i++) {
 		const struct sb_dp_port *p = &dp->port[i];

@@ -49,6 +49,7 @@ struct host {
 	struct sb_dp *dp;
 	uint16_t port[MAX_LINKS];
 	uint16_t exc;
+	struct sb_exc *exc_path;	/* the ring port behind the exception path interface */
 	struct rte_ring *exc_in;	/* harness -> exception port rx */
 	struct rte_ring *exc_out;	/* exception port tx -> harness */
 };
@@ -121,7 +122,10 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 	h->exc_out = ring(k == 1 ? "bn_a_exc_out" : "bn_b_exc_out", 0);
 	h->exc = ring_port(k == 1 ? "bn_a_exc%u" : "bn_b_exc%u", 0, h->exc_in, h->exc_out, mp,
 		1490, h->cfg.mac);
-	h->dp = sb_dp_create(&h->cfg, mp, h->port, h->exc, 1490, &stop);
+	h->exc_path = sb_exc_from_port(h->exc, 1490, 1);
+	if (h->exc_path == NULL)
+		rte_exit(EXIT_FAILURE, "sb_exc_from_port: %s\n", rte_strerror(rte_errno));
+	h->dp = sb_dp_create(&h->cfg, mp, h->port, h->exc_path, 1490, &stop);
 	if (h->dp == NULL)
 		rte_exit(EXIT_FAILURE, "sb_dp_create: %s\n", rte_strerror(rte_errno));
 }
@@ -287,6 +291,8 @@ main(int argc, char **argv)
 	stop = true;
 	sb_dp_free(a.dp);
 	sb_dp_free(b.dp);
+	sb_exc_close(a.exc_path);
+	sb_exc_close(b.exc_path);
 	/* frames still circulating: rings of the harness and the links */
 	while ((i = rte_ring_dequeue_burst(a.exc_in, (void **)m, RTE_DIM(m), NULL)) > 0)
 		rte_pktmbuf_free_bulk(m, i);

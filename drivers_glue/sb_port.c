@@ -110,8 +110,25 @@ int
 sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
 	uint16_t nb_txd, bool promisc)
 {
+	return sb_port_setup_queues(port_id, mtu, mp, 1, nb_rxd, nb_txd, promisc);
+}
+
+bool
+sb_port_tx_multi_seg(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+
+	return rte_eth_dev_info_get(port_id, &info) == 0 &&
+		(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+}
+
+int
+sb_port_setup_queues(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_queues,
+	uint16_t nb_rxd, uint16_t nb_txd, bool promisc)
+{
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
+	uint16_t q;
 	int ret;
 
 	ret = rte_eth_dev_info_get(port_id, &info);
@@ -121,7 +138,7 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	ret = rte_eth_dev_configure(port_id, 1, 1, &conf);
+	ret = rte_eth_dev_configure(port_id, nb_queues, nb_queues, &conf);
 	if (ret != 0) {
 		PORT_LOG(ERR, "port %u: configure failed: %s", port_id, rte_strerror(-ret));
 		return ret;
@@ -145,15 +162,21 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 			info.min_mtu, info.max_mtu, rte_strerror(-ret));
 		return ret;
 	}
-	ret = rte_eth_rx_queue_setup(port_id, 0, nb_rxd, rte_eth_dev_socket_id(port_id), NULL, mp);
-	if (ret != 0) {
-		PORT_LOG(ERR, "port %u: rx queue setup failed: %s", port_id, rte_strerror(-ret));
-		return ret;
-	}
-	ret = rte_eth_tx_queue_setup(port_id, 0, nb_txd, rte_eth_dev_socket_id(port_id), NULL);
-	if (ret != 0) {
-		PORT_LOG(ERR, "port %u: tx queue setup failed: %s", port_id, rte_strerror(-ret));
-		return ret;
+	for (q = 0; q < nb_queues; q++) {
+		ret = rte_eth_rx_queue_setup(port_id, q, nb_rxd, rte_eth_dev_socket_id(port_id),
+			NULL, mp);
+		if (ret != 0) {
+			PORT_LOG(ERR, "port %u: rx queue %u setup failed: %s", port_id, q,
+				rte_strerror(-ret));
+			return ret;
+		}
+		ret = rte_eth_tx_queue_setup(port_id, q, nb_txd, rte_eth_dev_socket_id(port_id),
+			NULL);
+		if (ret != 0) {
+			PORT_LOG(ERR, "port %u: tx queue %u setup failed: %s", port_id, q,
+				rte_strerror(-ret));
+			return ret;
+		}
 	}
 	ret = rte_eth_dev_start(port_id);
 	if (ret != 0) {
