@@ -321,7 +321,7 @@ sb_config_defaults(struct sb_config *c)
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
 	c->idle_sleep_max_us = 100;
-	c->exc_type = SB_EXC_TAP;
+	c->exc_type = SB_EXC_AUTO;
 	strlcpy(c->exc_name, "sb0", sizeof(c->exc_name));
 }
 

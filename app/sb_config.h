@@ -41,7 +41,7 @@ struct sb_config {
 	uint32_t initial_seq;
 	uint32_t idle_sleep_max_us;	/**< Longest nap of an idle datapath lcore. */
 
-	enum sb_exc_type exc_type;	/**< sb_exception.h; default SB_EXC_TAP. */
+	enum sb_exc_type exc_type;	/**< Default SB_EXC_AUTO (sb_exception.h). */
 	char exc_name[SB_IFNAME_LEN];	/**< Kernel interface name, default "sb0". */
 	uint16_t exc_mtu;		/**< 0: smallest port MTU minus SB_WIRE_OVERHEAD. */
 

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The exception path's front: back-end table, type names, dispatch, counters. */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
 #include <net/if.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
@@ -22,6 +25,8 @@ static const struct {
 	uint16_t max_mtu;
 	const struct sb_exc_ops *ops;
 } exc_types[SB_EXC_TYPE_MAX] = {
+	[SB_EXC_AUTO] = { "auto", 0, NULL },
+	[SB_EXC_TAP_VNET] = { "tap-vnet", 9600, &sb_exc_tap_vnet_ops },
 	/* DPDK 22.11's TAP PMD caps frames at 1522 bytes (its ethdev limit, enforced in its
 	 * tx path), so 1500; virtio-user has no such cap. */
 	[SB_EXC_TAP] = { "tap", RTE_ETHER_MTU, &sb_exc_tap_ops },
@@ -50,13 +55,34 @@ sb_exc_type_name(enum sb_exc_type type)
 const char *
 sb_exc_type_names(void)
 {
-	return "tap or virtio-user";
+	return "auto, tap-vnet, tap or virtio-user";
 }
 
 enum sb_exc_type
 sb_exc_type_resolve(enum sb_exc_type type)
 {
-	return type;
+	const unsigned int need = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
+	unsigned int features = 0;
+	int fd;
+
+	if (type != SB_EXC_AUTO)
+		return type;
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		EXC_LOG(NOTICE, "type auto: cannot open /dev/net/tun (%s): trying tap",
+			strerror(errno));
+		return SB_EXC_TAP;
+	}
+	if (ioctl(fd, TUNGETFEATURES, &features) != 0)
+		features = 0;
+	close(fd);
+	if ((features & need) != need) {
+		EXC_LOG(NOTICE, "type auto: this kernel's TUN lacks IFF_VNET_HDR or "
+			"IFF_MULTI_QUEUE (features 0x%x): using tap", features);
+		return SB_EXC_TAP;
+	}
+	EXC_LOG(INFO, "type auto: using tap-vnet (TUN/TAP with offloads)");
+	return SB_EXC_TAP_VNET;
 }
 
 uint16_t

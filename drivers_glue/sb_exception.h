@@ -18,6 +18,9 @@
  * - Each queue is driven by one lcore at a time; different queues may run on different lcores.
  *
  * Back ends (enum sb_exc_type, docs/design.md "Exception path"):
+ * - tap-vnet: Linux TUN/TAP opened directly with IFF_VNET_HDR; the kernel hands over TCP
+ *   segments of up to 64 KiB (TSO, checksum offload) which are cut with DPDK's gso library,
+ *   and frames towards the kernel are merged with DPDK's gro library. MTU up to 9600.
  * - tap: DPDK's TAP PMD (net_tap), one frame per system call, MTU at most 1500.
  * - virtio-user: DPDK's virtio-user PMD over /dev/vhost-net (kernels with vhost-net).
  */
@@ -30,8 +33,10 @@
 
 /** Exception path back ends; values of `[exception] type`. */
 enum sb_exc_type {
-	SB_EXC_TAP = 0,		/**< DPDK TAP PMD (net_tap): works on every kernel with TUN. */
+	SB_EXC_AUTO = 0,	/**< tap-vnet where the kernel offers it, else tap. */
+	SB_EXC_TAP,		/**< DPDK TAP PMD (net_tap): works on every kernel with TUN. */
 	SB_EXC_VIRTIO_USER,	/**< DPDK virtio-user over /dev/vhost-net. */
+	SB_EXC_TAP_VNET,	/**< TUN/TAP with the virtio-net header: large segments. */
 	SB_EXC_TYPE_MAX,
 };
 
@@ -103,18 +108,23 @@ struct sb_exc;
  */
 int sb_exc_type_parse(const char *name, enum sb_exc_type *type);
 
-/** Name of a back end ("tap", "virtio-user"). */
+/** Name of a back end ("auto", "tap-vnet", "tap", "virtio-user"). */
 const char *sb_exc_type_name(enum sb_exc_type type);
 
-/** Every accepted name, for messages: "tap or virtio-user". */
+/** Every accepted name, for messages: "auto, tap-vnet, tap or virtio-user". */
 const char *sb_exc_type_names(void);
 
-/** The back end a configured type stands for (every type stands for itself so far). */
+/**
+ * Pick the back end for SB_EXC_AUTO: tap-vnet when /dev/net/tun offers IFF_TAP, IFF_NO_PI,
+ * IFF_VNET_HDR and IFF_MULTI_QUEUE (TUNGETFEATURES), else the TAP PMD. Other types are
+ * returned unchanged. The choice is logged.
+ */
 enum sb_exc_type sb_exc_type_resolve(enum sb_exc_type type);
 
 /**
  * Largest MTU a back end carries: 1500 for the TAP PMD of DPDK 22.11 (it refuses larger
- * frames), 9600 for virtio-user.
+ * frames), 9600 for tap-vnet and virtio-user.
+ * @param type Not SB_EXC_AUTO.
  */
 uint16_t sb_exc_max_mtu(enum sb_exc_type type);
 

@@ -54,7 +54,7 @@ virtio_user_create(struct sb_exc *exc, const struct sb_exc_args *args)
 
 	if (access(VHOST_NET_DEV, R_OK | W_OK) != 0) {
 		EXC_LOG(ERR, "virtio-user needs %s (module vhost_net), which this kernel "
-			"does not offer: %s; use [exception] type = tap", VHOST_NET_DEV,
+			"does not offer: %s; use [exception] type = tap-vnet or tap", VHOST_NET_DEV,
 			strerror(errno));
 		return -ENOTSUP;
 	}

@@ -40,5 +40,6 @@ struct sb_exc {
 extern const struct sb_exc_ops sb_exc_tap_ops;
 extern const struct sb_exc_ops sb_exc_virtio_user_ops;
 extern const struct sb_exc_ops sb_exc_port_ops;
+extern const struct sb_exc_ops sb_exc_tap_vnet_ops;
 
 #endif /* SB_EXCEPTION_PRIV_H */
