@@ -86,29 +86,110 @@ sb_vnet_max_segments(uint32_t pkt_len, uint16_t mtu)
 	return pkt_len / payload + 1;
 }
 
-/* Set the IPv4 header checksum and the full TCP/UDP checksum of a frame (any chain). */
-static void
-l4_cksum_set(struct rte_mbuf *m)
+/*
+ * One's complement sum of a buffer (RFC 1071), 32 bytes per step: the 32-bit halves of
+ * native 64-bit words add up in four 64-bit accumulators (no carry is lost below 2^32
+ * words), which folds to the same 16-bit sum as adding native 16-bit words (RFC 1071
+ * s.2(B): the sum does not depend on byte order or on the width of the words added).
+ * DPDK's rte_raw_cksum() adds 2 bytes per step; this sum runs over every byte seqbond
+ * checks or cuts, so it shows in profiles (docs/design.md). Not folded.
+ */
+static inline uint64_t
+raw_sum(const void *buf, size_t len)
 {
-	uint16_t l4_off = m->l2_len + m->l3_len;
-	uint16_t *field;
-	void *l3 = rte_pktmbuf_mtod_offset(m, void *, m->l2_len);
-	void *l4 = rte_pktmbuf_mtod_offset(m, void *, l4_off);
+	const uint8_t *p = buf;
+	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, w[4], tail = 0;
 
-	if ((m->packet_type & RTE_PTYPE_L4_MASK) == RTE_PTYPE_L4_TCP)
-		field = &((struct rte_tcp_hdr *)l4)->cksum;
-	else
-		field = &((struct rte_udp_hdr *)l4)->dgram_cksum;
-	*field = 0;
+	for (; len >= 32; len -= 32, p += 32) {
+		memcpy(w, p, 32);
+		s0 += (w[0] & 0xffffffff) + (w[0] >> 32);
+		s1 += (w[1] & 0xffffffff) + (w[1] >> 32);
+		s2 += (w[2] & 0xffffffff) + (w[2] >> 32);
+		s3 += (w[3] & 0xffffffff) + (w[3] >> 32);
+	}
+	for (; len >= 8; len -= 8, p += 8) {
+		memcpy(w, p, 8);
+		s0 += (w[0] & 0xffffffff) + (w[0] >> 32);
+	}
+	/* Up to 7 bytes at an even offset keep their place in a zeroed word. */
+	memcpy(&tail, p, len);
+	s1 += (tail & 0xffffffff) + (tail >> 32);
+	return s0 + s1 + s2 + s3;
+}
+
+static inline uint16_t
+fold(uint64_t s)
+{
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)((s & 0xffff) + (s >> 16));
+}
+
+/*
+ * Folded one's complement sum of @p len bytes from offset @p off of a chain. A segment that
+ * starts at an odd offset of the sum has its bytes in the other half of each 16-bit word:
+ * its sum is byte-swapped (RFC 1071 s.2(B)). @return 0 or -EINVAL (beyond the packet).
+ */
+static int
+sum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *out)
+{
+	uint64_t total = 0;
+	uint32_t done = 0;
+
+	if ((uint64_t)off + len > m->pkt_len)
+		return -EINVAL;
+	for (; m != NULL && off >= m->data_len; m = m->next)
+		off -= m->data_len;
+	for (; m != NULL && done < len; m = m->next, off = 0) {
+		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len - done);
+		uint16_t s = fold(raw_sum(rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n));
+
+		total += (done & 1) ? rte_bswap16(s) : s;
+		done += n;
+	}
+	*out = fold(total);
+	return 0;
+}
+
+/* Pseudo-header sum (folded, not complemented) of the IPv4 or IPv6 header at @p l3. */
+static inline uint16_t
+pseudo_sum(uint32_t ptype, const void *l3)
+{
+	return RTE_ETH_IS_IPV4_HDR(ptype) ? rte_ipv4_phdr_cksum(l3, 0) :
+		rte_ipv6_phdr_cksum(l3, 0);
+}
+
+/* Bytes of the L4 header and payload after the IPv4 or IPv6 header at @p l3. */
+static inline uint32_t
+l4_length(uint32_t ptype, const void *l3, uint16_t l3_len)
+{
+	if (RTE_ETH_IS_IPV4_HDR(ptype))
+		return rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->total_length) - l3_len;
+	return rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)l3)->payload_len);
+}
+
+/* Set the IPv4 header checksum and the full TCP checksum of a TCP segment (any chain).
+ * @return 0, or -EINVAL when the IP length runs beyond the frame. */
+static int
+tcp_cksum_set(struct rte_mbuf *m)
+{
+	uint16_t l4_off = m->l2_len + m->l3_len, sum;
+	void *l3 = rte_pktmbuf_mtod_offset(m, void *, m->l2_len);
+	struct rte_tcp_hdr *th = rte_pktmbuf_mtod_offset(m, struct rte_tcp_hdr *, l4_off);
+
+	th->cksum = 0;
 	if (RTE_ETH_IS_IPV4_HDR(m->packet_type)) {
 		struct rte_ipv4_hdr *ip = l3;
 
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		*field = rte_ipv4_udptcp_cksum_mbuf(m, ip, l4_off);
-	} else {
-		*field = rte_ipv6_udptcp_cksum_mbuf(m, l3, l4_off);
 	}
+	if (sum_mbuf(m, l4_off, l4_length(m->packet_type, l3, m->l3_len), &sum) != 0)
+		return -EINVAL;
+	th->cksum = ~fold((uint64_t)sum + pseudo_sum(m->packet_type, l3));
+	return 0;
 }
 
 /*
@@ -121,7 +202,7 @@ csum_complete(struct rte_mbuf *m, uint16_t start, uint16_t offset)
 {
 	uint16_t sum, *field;
 
-	if (rte_raw_cksum_mbuf(m, start, rte_pktmbuf_pkt_len(m) - start, &sum) != 0)
+	if (sum_mbuf(m, start, rte_pktmbuf_pkt_len(m) - start, &sum) != 0)
 		return -EINVAL;
 	field = rte_pktmbuf_mtod_offset(m, uint16_t *, start + offset);
 	sum = ~sum;
@@ -261,7 +342,11 @@ sb_vnet_rx_finish(struct rte_mbuf *m, const struct sb_vnet_rx *rx,
 		return -ENOMEM;
 	if (need == 1) {
 		/* Small enough already (e.g. the last bytes of a write): one frame. */
-		l4_cksum_set(m);
+		if (tcp_cksum_set(m) != 0) {
+			if (ctx->linear_pool != NULL)
+				rte_pktmbuf_free_bulk(lin, need);
+			return -EINVAL;
+		}
 		m->ol_flags = 0;
 		out[0] = m;
 		n = 1;
@@ -291,7 +376,8 @@ sb_vnet_rx_finish(struct rte_mbuf *m, const struct sb_vnet_rx *rx,
 			return n;
 		}
 		for (i = 0; i < n; i++) {
-			l4_cksum_set(out[i]);
+			/* Cannot fail: each segment's IP length was set from its pkt_len. */
+			(void)tcp_cksum_set(out[i]);
 			out[i]->ol_flags = 0;
 		}
 		/* The segments hold references to m's data; drop ours. */
@@ -343,8 +429,7 @@ tx_classify(struct rte_mbuf *m, struct sb_vnet_tx_stats *st)
 
 		if (l4 == RTE_PTYPE_L4_UDP && uh->dgram_cksum == 0)
 			return false;	/* UDP without checksum */
-		bad = rte_raw_cksum(ip, hl.l3_len) != 0xffff ||
-			rte_ipv4_udptcp_cksum_mbuf_verify(m, ip, hl.l2_len + hl.l3_len) != 0;
+		bad = rte_raw_cksum(ip, hl.l3_len) != 0xffff;
 	} else if (RTE_ETH_IS_IPV6_HDR(ptype) && hl.l3_len == sizeof(struct rte_ipv6_hdr)) {
 		const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod_offset(m,
 			const struct rte_ipv6_hdr *, hl.l2_len);
@@ -352,9 +437,18 @@ tx_classify(struct rte_mbuf *m, struct sb_vnet_tx_stats *st)
 		l3_end = hl.l2_len + hl.l3_len + rte_be_to_cpu_16(ip6->payload_len);
 		if (l3_end > m->pkt_len || l3_end < hdr_len)
 			return false;
-		bad = rte_ipv6_udptcp_cksum_mbuf_verify(m, ip6, hl.l2_len + hl.l3_len) != 0;
+		bad = false;
 	} else {
 		return false;	/* IPv6 extension headers: let the kernel check */
+	}
+	/* The sum over pseudo header, L4 header (checksum field included) and payload of a
+	 * correct frame is all ones. */
+	if (!bad) {
+		const void *l3 = rte_pktmbuf_mtod_offset(m, const void *, hl.l2_len);
+		uint16_t sum;
+
+		bad = sum_mbuf(m, hl.l2_len + hl.l3_len, l3_end - hl.l2_len - hl.l3_len,
+			&sum) != 0 || fold((uint64_t)sum + pseudo_sum(ptype, l3)) != 0xffff;
 	}
 	if (bad) {
 		st->csum_bad++;
@@ -444,8 +538,7 @@ sb_vnet_tx_header(struct rte_mbuf *m, struct virtio_net_hdr_v1 *h)
 	csum_offset = tcp ? offsetof(struct rte_tcp_hdr, cksum) :
 		offsetof(struct rte_udp_hdr, dgram_cksum);
 	field = rte_pktmbuf_mtod_offset(m, uint16_t *, l4_off + csum_offset);
-	*field = RTE_ETH_IS_IPV4_HDR(m->packet_type) ? rte_ipv4_phdr_cksum(l3, 0) :
-		rte_ipv6_phdr_cksum(l3, 0);
+	*field = pseudo_sum(m->packet_type, l3);
 	h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 	h->csum_start = rte_cpu_to_le_16(l4_off);
 	h->csum_offset = rte_cpu_to_le_16(csum_offset);
