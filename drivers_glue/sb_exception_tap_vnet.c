@@ -603,8 +603,9 @@ tv_create(struct sb_exc *exc, const struct sb_exc_args *args)
 	exc->priv = pv;
 	exc->info.large_segments = true;
 	EXC_LOG(INFO, "%s: TUN/TAP with virtio-net header, offloads csum tso4 tso6; reads into "
-		"up to %u mbufs of %u bytes; up to %u frames per packet", args->name,
-		pv->stash_need, pv->buf_len, pv->max_segs);
+		"up to %u mbufs of %u bytes; up to %u frames per packet%s", args->name,
+		pv->stash_need, pv->buf_len, pv->max_segs, pv->seg.linear_pool != NULL ?
+		"; frames copied into single mbufs (a port cannot send chains)" : "");
 	return 0;
 fail:
 	tv_free(pv);
