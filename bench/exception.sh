@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # bench/exception.sh [--types "tap tap-vnet"] [--links N] [--rate MBIT] [--mtu BYTES]
-#                    [--time S] [--bidir] [--reps R] [--perf DIR]
+#                    [--time S] [--bidir] [--reps R] [--perf DIR] [--config-extra 'K = V']
 #
 # Exception path back ends side by side on the same emulated links: for each repetition and
 # each type, bring the testbed up with `--exception TYPE`, run one iperf3 TCP stream a -> b
 # over sb0 (--bidir: one each way at once, iperf3 --bidir), and read the CPU time of both
 # seqbond processes (utime + stime of /proc/PID/stat, all threads) over the stream.
 # --perf DIR: also `perf record -g` both seqbond processes during the stream (perf.TYPE.HOST).
+# --config-extra: passed to `seqbond-testbed up` (a [seqbond] key on both hosts).
 #
 # One line per run on stdout:
 #   type=T links=N rate=R mtu=M dir=ab|bidir rep=K ab=Mbit/s ba=Mbit/s retr=N
@@ -21,7 +22,7 @@ TB="$REPO/tools/seqbond-testbed"
 STATE=/run/seqbond-testbed-$SEQBOND_TESTBED_NAME
 [[ $SEQBOND_TESTBED_NAME != sb ]] || STATE=/run/seqbond-testbed
 
-TYPES="tap tap-vnet" LINKS=4 RATE=10000 MTU=1500 T=10 BIDIR=0 REPS=1 PERF=""
+TYPES="tap tap-vnet" LINKS=4 RATE=10000 MTU=1500 T=10 BIDIR=0 REPS=1 PERF="" EXTRA=""
 while (($#)); do
 	case $1 in
 	--types) TYPES=$2; shift 2 ;;
@@ -32,6 +33,7 @@ while (($#)); do
 	--bidir) BIDIR=1; shift ;;
 	--reps) REPS=$2; shift 2 ;;
 	--perf) PERF=$2; shift 2 ;;
+	--config-extra) EXTRA=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d;s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench/exception.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
@@ -42,6 +44,7 @@ if [[ -z ${EXC_BENCH_LOCKED:-} ]]; then
 	args=(--types "$TYPES" --links "$LINKS" --rate "$RATE" --mtu "$MTU" --time "$T"
 		--reps "$REPS")
 	[[ -z $PERF ]] || args+=(--perf "$PERF")
+	[[ -z $EXTRA ]] || args+=(--config-extra "$EXTRA")
 	((BIDIR == 0)) || args+=(--bidir)
 	exec flock -o /tmp/seqbond-net.lock "$0" "${args[@]}"
 fi
@@ -58,8 +61,9 @@ cpu() {
 run_one() {
 	local type=$1 rep=$2 dir=ab pa pb a0 b0 a1 b1 json=$WORK/iperf.json spid ab ba retr
 	local -a perf_pids=()
-	bash "$TB" up --links "$LINKS" --rate "$RATE" --mtu "$MTU" --exception "$type" \
-		>"$WORK/up.log" 2>&1 || { cat "$WORK/up.log" >&2; return 1; }
+	local -a up=(--links "$LINKS" --rate "$RATE" --mtu "$MTU" --exception "$type")
+	[[ -z $EXTRA ]] || up+=(--config-extra "$EXTRA")
+	bash "$TB" up "${up[@]}" >"$WORK/up.log" 2>&1 || { cat "$WORK/up.log" >&2; return 1; }
 	pa=$(cat "$STATE/a.pid")
 	pb=$(cat "$STATE/b.pid")
 	ip netns exec "$SEQBOND_TESTBED_NAME-b" iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
@@ -91,8 +95,9 @@ retr = e["sum_sent"].get("retransmits", 0) + e.get("sum_sent_bidir_reverse", {})
 print("%.1f %.1f %d" % (ab, ba, retr))
 PY
 	)
-	printf 'type=%s links=%s rate=%s mtu=%s dir=%s rep=%s ab=%s ba=%s retr=%s cpu_a=%.2f cpu_b=%.2f cpu_a_sys=%.2f cpu_b_sys=%.2f\n' \
-		"$type" "$LINKS" "$RATE" "$MTU" "$dir" "$rep" "$ab" "$ba" "$retr" \
+	# shellcheck disable=SC2016 # the quotes around $EXTRA are part of the output
+	printf 'type=%s links=%s rate=%s mtu=%s dir=%s rep=%s%s ab=%s ba=%s retr=%s cpu_a=%.2f cpu_b=%.2f cpu_a_sys=%.2f cpu_b_sys=%.2f\n' \
+		"$type" "$LINKS" "$RATE" "$MTU" "$dir" "$rep" "${EXTRA:+ extra='$EXTRA'}" "$ab" "$ba" "$retr" \
 		"$(calc "${a1[0]} - ${a0[0]}")" "$(calc "${b1[0]} - ${b0[0]}")" \
 		"$(calc "${a1[1]} - ${a0[1]}")" "$(calc "${b1[1]} - ${b0[1]}")"
 	bash "$TB" down >/dev/null 2>&1
