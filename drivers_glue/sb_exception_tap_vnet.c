@@ -177,8 +177,9 @@ stash_refill(struct tv_priv *pv, struct tv_queue *tq)
 	return 0;
 }
 
-/* Read one packet into the stash. @return its frame bytes, 0 when nothing is there, -1 on a
- * read error (counted). */
+/* Read one packet into the stash. @return its frame bytes; 0 when nothing is there; -1 for
+ * a packet dropped (runt, truncated: counted, the stash is still whole); -2 when reading
+ * failed (counted and logged: try again at the next poll). */
 static ssize_t
 rx_read(struct tv_priv *pv, struct tv_queue *tq, struct sb_exc_stats *st)
 {
@@ -207,7 +208,7 @@ rx_read(struct tv_priv *pv, struct tv_queue *tq, struct sb_exc_stats *st)
 		st->rx_errors++;
 		if (log_allowed(tq))
 			EXC_LOG(ERR, "queue %u: read: %s", tq->id, strerror(errno));
-		return -1;
+		return -2;
 	}
 	st->rx_kernel++;
 	/* tun reports the packet's full length even when it did not fit (truncated). */
@@ -276,11 +277,11 @@ tv_rx_burst(struct sb_exc *exc, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 			break;
 		}
 		len = rx_read(pv, tq, st);
-		if (len == 0)
+		if (len == 0 || len == -2)
 			break;
 		reads++;
 		if (len < 0)
-			continue;	/* the stash is still whole */
+			continue;	/* dropped; the stash is still whole */
 		m = rx_chain(pv, tq, len);
 		if (sb_vnet_rx_decode(&tq->rx_hdr, m, &rx) != 0) {
 			st->rx_bad_hdr++;
