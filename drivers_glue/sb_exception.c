@@ -175,7 +175,7 @@ sb_exc_rx_burst(struct sb_exc *exc, uint16_t queue, struct rte_mbuf **pkts, uint
 {
 	uint16_t k = exc->ops->rx_burst(exc, queue, pkts, n);
 
-	exc->qstats[queue].s.rx_frames += k;
+	exc->qstats[queue].rx.rx_frames += k;
 	return k;
 }
 
@@ -184,7 +184,7 @@ sb_exc_tx_burst(struct sb_exc *exc, uint16_t queue, struct rte_mbuf **pkts, uint
 {
 	uint16_t k = exc->ops->tx_burst(exc, queue, pkts, n);
 
-	exc->qstats[queue].s.tx_frames += k;
+	exc->qstats[queue].tx.tx_frames += k;
 	return k;
 }
 
@@ -210,11 +210,12 @@ sb_exc_stats_get(const struct sb_exc *exc, struct sb_exc_stats *st)
 	memset(st, 0, sizeof(*st));
 	for (q = 0; q < exc->info.n_queues; q++)
 		for (i = 0; i < RTE_DIM(exc_fields); i++) {
-			const uint64_t *src = (const uint64_t *)((const char *)&exc->qstats[q].s +
-				exc_fields[i].off);
+			const char *rx = (const char *)&exc->qstats[q].rx + exc_fields[i].off;
+			const char *tx = (const char *)&exc->qstats[q].tx + exc_fields[i].off;
 			uint64_t *dst = (uint64_t *)((char *)st + exc_fields[i].off);
 
-			*dst += __atomic_load_n(src, __ATOMIC_RELAXED);
+			*dst += __atomic_load_n((const uint64_t *)rx, __ATOMIC_RELAXED) +
+				__atomic_load_n((const uint64_t *)tx, __ATOMIC_RELAXED);
 		}
 }
 

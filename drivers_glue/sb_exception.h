@@ -15,7 +15,9 @@
  *   SB_EXC_F_LINEAR was given.
  * - sb_exc_tx_burst() takes ordinary frames, in order, and hands them to the kernel (the
  *   tap-vnet back end coalesces consecutive TCP segments into large ones first).
- * - Each queue is driven by one lcore at a time; different queues may run on different lcores.
+ * - Queues are independent; within a queue, rx_burst has one caller at a time and so has
+ *   tx_burst, and the two may be different lcores running at once (as ethdev rx and tx
+ *   queues): one lcore reading every queue and one lcore per queue writing is fine.
  *
  * Back ends (enum sb_exc_type, docs/design.md "Exception path"):
  * - tap-vnet: Linux TUN/TAP opened directly with IFF_VNET_HDR; the kernel hands over TCP
@@ -156,7 +158,7 @@ struct sb_exc *sb_exc_from_port(uint16_t port_id, uint16_t mtu, uint16_t n_queue
 /**
  * Receive frames from the kernel.
  *
- * @param queue  0..n_queues-1, polled by one lcore at a time.
+ * @param queue  0..n_queues-1; one rx_burst caller at a time per queue.
  * @param pkts   Receives up to @p n frames; the caller owns them.
  * @return frames received (0 when the kernel has nothing).
  */
@@ -166,6 +168,8 @@ uint16_t sb_exc_rx_burst(struct sb_exc *exc, uint16_t queue, struct rte_mbuf **p
 /**
  * Send frames to the kernel, in the order given.
  *
+ * @param queue 0..n_queues-1; one tx_burst caller at a time per queue (it may run while
+ *   another lcore calls rx_burst on the same queue).
  * @param pkts  Frames; the first k (the return value) now belong to the exception path
  *   (written, or dropped and counted); pkts[k..n-1] still belong to the caller, untouched,
  *   to offer again later (the kernel or the back end's queue was full).

@@ -25,10 +25,15 @@ struct sb_exc_ops {
 	unsigned int (*mempool_need)(const struct sb_exc_args *args, uint16_t data_room);
 };
 
-/** One queue's counters: written by the lcore that polls the queue only. */
+/**
+ * One queue's counters. rx_burst and tx_burst of a queue may run on two lcores at once, so
+ * each has its own copy on its own cache lines and writes only its rx_* or tx_* fields
+ * (one writer per counter); readers add both.
+ */
 struct sb_exc_queue_stats {
-	struct sb_exc_stats s;
-} __rte_cache_aligned;
+	struct sb_exc_stats rx __rte_cache_aligned;
+	struct sb_exc_stats tx __rte_cache_aligned;
+};
 
 struct sb_exc {
 	const struct sb_exc_ops *ops;

@@ -41,9 +41,16 @@
 #define TV_TX_MAX 512		/* frames one tx_burst call takes */
 #define TV_IOV_MAX 1024		/* UIO_MAXIOV */
 
+/*
+ * One queue: a file descriptor, the state rx_burst uses and the state tx_burst uses, on
+ * separate cache lines: the two may run on different lcores at once (the kernel takes a
+ * read and a write on one descriptor concurrently).
+ */
 struct tv_queue {
 	int fd;
 	uint16_t id;
+	/* receive side */
+	uint64_t rx_next_log;		/* TSC: rate limit of error messages */
 	uint16_t n_stash;		/* mbufs ready for the next read */
 	struct rte_mbuf **stash;	/* [stash_need] */
 	struct iovec *iov;		/* [stash_need + 1]: header, then the stash */
@@ -55,11 +62,11 @@ struct tv_queue {
 	/* a decoded packet waiting for room (ring or pools), retried before reading on */
 	struct rte_mbuf *held;
 	struct sb_vnet_rx held_rx;
-	/* packets the kernel refused for now (EAGAIN): written before anything new */
+	/* transmit side: packets the kernel refused for now (EAGAIN), written first */
+	uint64_t tx_next_log __rte_cache_aligned;
 	uint16_t bl_head, bl_n;
 	struct rte_mbuf *backlog[TV_TX_MAX];
 	struct rte_mbuf *work[TV_TX_MAX];
-	uint64_t next_log;		/* TSC: rate limit of error messages */
 } __rte_cache_aligned;
 
 struct tv_priv {
@@ -111,14 +118,15 @@ ring_count(const struct tv_queue *tq)
 	return tq->head - tq->tail;
 }
 
+/* One error message a second per queue and direction: @p next is that side's deadline. */
 static bool
-log_allowed(struct tv_queue *tq)
+log_allowed(uint64_t *next)
 {
 	uint64_t now = rte_get_timer_cycles();
 
-	if (now < tq->next_log)
+	if (now < *next)
 		return false;
-	tq->next_log = now + rte_get_timer_hz();
+	*next = now + rte_get_timer_hz();
 	return true;
 }
 
@@ -206,7 +214,7 @@ rx_read(struct tv_priv *pv, struct tv_queue *tq, struct sb_exc_stats *st)
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return 0;
 		st->rx_errors++;
-		if (log_allowed(tq))
+		if (log_allowed(&tq->rx_next_log))
 			EXC_LOG(ERR, "queue %u: read: %s", tq->id, strerror(errno));
 		return -2;
 	}
@@ -214,7 +222,7 @@ rx_read(struct tv_priv *pv, struct tv_queue *tq, struct sb_exc_stats *st)
 	/* tun reports the packet's full length even when it did not fit (truncated). */
 	if ((size_t)len > cap + SB_VNET_HDR_LEN || len < SB_VNET_HDR_LEN + RTE_ETHER_HDR_LEN) {
 		st->rx_errors++;
-		if (log_allowed(tq))
+		if (log_allowed(&tq->rx_next_log))
 			EXC_LOG(ERR, "queue %u: read a packet of %zd bytes (runt or above %zu): "
 				"dropped", tq->id, len, cap);
 		return -1;
@@ -254,7 +262,7 @@ tv_rx_burst(struct sb_exc *exc, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct tv_priv *pv = exc->priv;
 	struct tv_queue *tq = &pv->q[q];
-	struct sb_exc_stats *st = &exc->qstats[q].s;
+	struct sb_exc_stats *st = &exc->qstats[q].rx;
 	unsigned int reads = 0;
 	uint16_t i, k;
 
@@ -285,7 +293,7 @@ tv_rx_burst(struct sb_exc *exc, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 		m = rx_chain(pv, tq, len);
 		if (sb_vnet_rx_decode(&tq->rx_hdr, m, &rx) != 0) {
 			st->rx_bad_hdr++;
-			if (log_allowed(tq))
+			if (log_allowed(&tq->rx_next_log))
 				EXC_LOG(ERR, "queue %u: bad virtio-net header (flags 0x%x gso_type "
 					"%u gso_size %u csum %u+%u) on a %u-byte frame: dropped",
 					tq->id, tq->rx_hdr.flags, tq->rx_hdr.gso_type,
@@ -346,7 +354,7 @@ tx_write(struct tv_queue *tq, struct sb_exc_stats *st, struct rte_mbuf *m)
 	if (ret < 0 || (size_t)ret != total) {
 		/* EIO: sb0 is down; EINVAL: the kernel refused the header (a bug here). */
 		st->tx_errors++;
-		if (log_allowed(tq))
+		if (log_allowed(&tq->tx_next_log))
 			EXC_LOG(WARNING, "queue %u: write of %zu bytes: %s", tq->id, total,
 				ret < 0 ? strerror(errno) : "short write");
 	} else {
@@ -377,7 +385,7 @@ tv_tx_burst(struct sb_exc *exc, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct tv_priv *pv = exc->priv;
 	struct tv_queue *tq = &pv->q[q];
-	struct sb_exc_stats *st = &exc->qstats[q].s;
+	struct sb_exc_stats *st = &exc->qstats[q].tx;
 	struct sb_vnet_tx_stats vst = { 0 };
 	uint16_t i, k;
 

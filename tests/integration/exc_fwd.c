@@ -11,12 +11,16 @@
  * checksum, a valid TCP/UDP checksum over IPv4 or IPv6 (RFC 1071 over a linear copy), and
  * single-segment when --linear was given.
  *
+ * --threads 2 forwards A -> B on one lcore and B -> A on another (EAL -l with two lcores), so
+ * each queue's rx_burst and tx_burst run at the same time, as with seqbond's TX and RX
+ * workers.
+ *
  * On SIGINT/SIGTERM it prints "A key value" / "B key value" lines (the exception path's
  * counters and the checks'), closes both paths, checks every mbuf came back and exits 0,
  * or 1 when any check failed.
  *
  * Usage: exc_fwd [EAL options] -- --netns NS_A,NS_B [--name IF[,IF_B]] [--type tap-vnet|tap]
- *                [--mtu BYTES] [--queues N] [--data-room BYTES] [--linear]
+ *                [--mtu BYTES] [--queues N] [--data-room BYTES] [--linear] [--threads 1|2]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +39,8 @@
 #include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_mbuf.h>
 
 #include "sb_exception.h"
@@ -194,6 +200,32 @@ forward(struct side *from, struct side *to, uint16_t n_queues, uint16_t mtu, boo
 	return moved;
 }
 
+/* One direction's loop until a signal: from -> to. */
+struct fwd_args {
+	struct side *from, *to;
+	uint16_t queues, mtu;
+	bool linear;
+};
+
+static int
+fwd_loop(void *arg)
+{
+	const struct fwd_args *fa = arg;
+	unsigned int idle = 0;
+
+	while (!stop_requested) {
+		if (forward(fa->from, fa->to, fa->queues, fa->mtu, fa->linear) == 0) {
+			struct timespec ts = { 0, 1000L * (idle < 50 ? idle : 50) };
+
+			idle++;
+			nanosleep(&ts, NULL);
+		} else {
+			idle = 0;
+		}
+	}
+	return 0;
+}
+
 static void
 print_row(const char *name, uint64_t value, void *arg)
 {
@@ -245,6 +277,7 @@ main(int argc, char **argv)
 		{ "queues", required_argument, NULL, 'q' },
 		{ "data-room", required_argument, NULL, 'd' },
 		{ "linear", no_argument, NULL, 'l' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct side a = { .label = "A" }, b = { .label = "B" };
@@ -256,6 +289,8 @@ main(int argc, char **argv)
 	const char *name[2] = { "sb0", "sb0" };
 	enum sb_exc_type type = SB_EXC_TAP_VNET;
 	unsigned int mtu = 1500, queues = 1, data_room = RTE_MBUF_DEFAULT_BUF_SIZE, idle = 0;
+	unsigned int threads = 1, worker;
+	struct fwd_args b_to_a;
 	bool linear = false;
 	struct sb_exc_args ea;
 	struct rte_mempool *mp;
@@ -293,6 +328,7 @@ main(int argc, char **argv)
 		case 'q': queues = strtoul(optarg, NULL, 0); break;
 		case 'd': data_room = strtoul(optarg, NULL, 0); break;
 		case 'l': linear = true; break;
+		case 'T': threads = strtoul(optarg, NULL, 0); break;
 		default: rte_exit(EXIT_FAILURE, "bad option (see the header of exc_fwd.c)\n");
 		}
 	}
@@ -328,7 +364,17 @@ main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 
-	while (!stop_requested) {
+	if (threads == 2) {
+		worker = rte_get_next_lcore(-1, 1, 0);
+		if (worker >= RTE_MAX_LCORE)
+			rte_exit(EXIT_FAILURE, "--threads 2 needs two lcores (EAL -l)\n");
+		b_to_a = (struct fwd_args){ &b, &a, queues, mtu, linear };
+		if (rte_eal_remote_launch(fwd_loop, &b_to_a, worker) != 0)
+			rte_exit(EXIT_FAILURE, "cannot launch on lcore %u\n", worker);
+		fwd_loop(&(struct fwd_args){ &a, &b, queues, mtu, linear });
+		rte_eal_mp_wait_lcore();
+	}
+	while (!stop_requested && threads != 2) {
 		unsigned int moved = forward(&a, &b, queues, mtu, linear);
 
 		moved += forward(&b, &a, queues, mtu, linear);

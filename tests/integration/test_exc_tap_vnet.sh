@@ -11,8 +11,10 @@
 #     took merged ones (average rx packet above the MTU; exc_tx_gro);
 #   - exc_fwd then exits 0: no frame broke the contract and every mbuf came back.
 # Cases: tap-vnet at MTU 1500, one queue; tap-vnet at MTU 8990 (jumbo) with 2 KiB mbufs (every
-# read a chain) and two queues; tap-vnet at MTU 8990 with linear frames in 10 KiB mbufs (as
-# seqbond sizes them for 9000-byte links); the TAP PMD behind the same interface.
+# read a chain), two queues, each direction forwarded by its own lcore (every queue's rx_burst
+# and tx_burst at once, as seqbond's TX and RX workers do); tap-vnet at MTU 8990 with linear
+# frames in 10 KiB mbufs (as seqbond sizes them for 9000-byte links); the TAP PMD behind the
+# same interface.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -112,7 +114,7 @@ run_case() {
 		ip netns add "$ns"
 		ip -n "$ns" link set lo up
 	done
-	"$EXC_FWD" --no-huge -m 512 --no-pci --file-prefix "$SB_NS-excfwd" \
+	"$EXC_FWD" -l 0,1 --no-huge -m 512 --no-pci --file-prefix "$SB_NS-excfwd" \
 		--log-level=lib.eal:notice -- --netns "$NS_A,$NS_B" --type "$type" --mtu "$mtu" \
 		--queues "$queues" --name "$IF_A,$IF_B" "$@" >"$log" 2>&1 &
 	FWD_PID=$!
@@ -197,7 +199,7 @@ run_case() {
 }
 
 run_case tapvnet1500 tap-vnet 1500 1
-run_case tapvnet8990 tap-vnet 8990 2
+run_case tapvnet8990 tap-vnet 8990 2 --threads 2
 run_case tapvnet8990lin tap-vnet 8990 1 --linear --data-room 10368
 run_case tappmd1500 tap 1500 1
 info "PASS"
