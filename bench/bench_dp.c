@@ -49,6 +49,7 @@ struct host {
 	struct sb_dp *dp;
 	uint16_t port[MAX_LINKS];
 	uint16_t exc;
+	struct sb_exc *exc_path;	/* the ring port behind the exception path interface */
 	struct rte_ring *exc_in;	/* harness -> exception port rx */
 	struct rte_ring *exc_out;	/* exception port tx -> harness */
 };
@@ -125,7 +126,10 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 	sb_config_dp_conf(&h->cfg, &dc);
 	for (i = 0; i < links; i++)
 		dc.port[i].port_id = h->port[i];
-	dc.exc_port = h->exc;
+	h->exc_path = sb_exc_from_port(h->exc, 1490, 1);
+	if (h->exc_path == NULL)
+		rte_exit(EXIT_FAILURE, "sb_exc_from_port: %s\n", rte_strerror(rte_errno));
+	dc.exc = h->exc_path;
 	dc.exc_mtu = 1490;
 	dc.n_workers = 1;
 	dc.n_exc_queues = 1;
@@ -299,6 +303,8 @@ main(int argc, char **argv)
 	stop = true;
 	sb_dp_free(a.dp);
 	sb_dp_free(b.dp);
+	sb_exc_close(a.exc_path);
+	sb_exc_close(b.exc_path);
 	/* frames still circulating: rings of the harness and the links */
 	while ((i = rte_ring_dequeue_burst(a.exc_in, (void **)m, RTE_DIM(m), NULL)) > 0)
 		rte_pktmbuf_free_bulk(m, i);

@@ -338,7 +338,10 @@ main(int argc, char **argv)
 	}
 	dc.n_workers = n_workers;
 	n_exc_queues = dc.n_exc_queues = sb_dp_exc_queues(n_workers);
-	dc.exc_port = ring_port("exc", 0, n_exc_queues, mp, 1490, kernel_in, kernel_out);
+	dc.exc = sb_exc_from_port(ring_port("exc", 0, n_exc_queues, mp, 1490, kernel_in,
+		kernel_out), 1490, n_exc_queues);
+	if (dc.exc == NULL)
+		rte_exit(EXIT_FAILURE, "sb_exc_from_port: %s\n", rte_strerror(rte_errno));
 	dc.exc_mtu = 1490;
 	dc.mp = mp;
 	dp = sb_dp_create(&dc, &stop);
@@ -425,6 +428,7 @@ main(int argc, char **argv)
 		bad = 1;
 
 	sb_dp_free(dp);
+	sb_exc_close(dc.exc);
 	for (i = 0; i < links; i++) {
 		drain(wire_in[i]);
 		drain(wire_out[i]);

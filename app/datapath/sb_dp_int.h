@@ -178,7 +178,7 @@ struct sb_dp {
 	struct rte_mempool *mp;
 	uint64_t hz;			/**< TSC cycles per second. */
 	unsigned int n_ports;
-	uint16_t exc_port;
+	struct sb_exc *exc;		/**< The exception path: queue k is RX worker k's. */
 	uint16_t exc_mtu;
 	uint16_t n_exc_queues;		/**< One per RX worker. */
 	bool *stop;			/**< Set by the main lcore; read with __atomic_load_n. */

@@ -311,14 +311,30 @@ sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 	}
 }
 
+/* Hand the exception queue to the worker's exception path queue (sb_dp_queue_flush() for
+ * sb_exc_tx_burst()): what it refuses waits at the front. */
+static void
+exc_flush(struct sb_dp *dp, struct sb_dp_rx *rx)
+{
+	struct sb_txq *q = &rx->exc_txq;
+	uint16_t sent;
+
+	if (q->n == 0)
+		return;
+	sent = sb_exc_tx_burst(dp->exc, rx->id, q->m, q->n);
+	rx->stats->exc_tx += sent;
+	if (sent < q->n)
+		memmove(q->m, q->m + sent, (q->n - sent) * sizeof(q->m[0]));
+	q->n -= sent;
+}
+
 unsigned int
 sb_dp_rx_flush(struct sb_dp *dp, struct sb_dp_rx *rx)
 {
 	uint64_t before = rx->stats->exc_tx, sent = 0;
 	unsigned int i;
 
-	sb_dp_queue_flush(dp->exc_port, rx->id, rx->exc_txq.m, &rx->exc_txq.n,
-		&rx->stats->exc_tx, NULL);
+	exc_flush(dp, rx);
 	for (i = 0; i < rx->n_ports; i++) {
 		unsigned int index = rx->ports[i];
 		uint16_t pt = dp->conf.port[index].pt_port;

@@ -77,7 +77,9 @@ kern_tx=$(sb_in a cat /sys/class/net/sb0/statistics/tx_packets)
 exc_rx=$(telemetry /seqbond/info | python3 -c 'import json, sys
 print(json.load(sys.stdin)["/seqbond/info"]["exc_rx"])')
 info "kernel sb0 tx_packets $kern_tx, seqbond exc_rx $exc_rx"
-((kern_tx == exc_rx)) || fail "kernel sent $kern_tx frames on sb0, seqbond read $exc_rx"
+# One kernel packet per frame only with the TAP PMD; tap-vnet cuts large segments.
+[[ $SB_EXCEPTION != tap ]] || ((kern_tx == exc_rx)) ||
+	fail "kernel sent $kern_tx frames on sb0, seqbond read $exc_rx"
 out=$(console "show port stats 0")
 eth_tx=$(sed -nE 's/^ +TX ([0-9]+) frames.*/\1/p' <<<"$out" | head -n 1)
 ns_rx=$(sb_in b cat /sys/class/net/sbB0/statistics/rx_packets)
