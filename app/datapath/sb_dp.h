@@ -127,7 +127,8 @@ struct sb_dp_stats {
 	uint64_t rx_out_of_range;
 	uint64_t rx_stray;		/**< A window ahead, unconfirmed: dropped. */
 	uint64_t exc_tx;		/**< Frames handed to the kernel. */
-	uint64_t exc_tx_drop;		/**< Exception path refused them, its queue overflowed. */
+	uint64_t exc_tx_drop;		/**< The exception path refused frames for a while (sb0
+					 *   down) and the worker's queue overflowed: dropped. */
 	uint64_t exc_too_big;		/**< Inner frame larger than the exception MTU: dropped. */
 	/* loop */
 	uint64_t loops;
