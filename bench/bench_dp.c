@@ -110,6 +110,10 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 	strlcpy(h->cfg.scheduler, sched, sizeof(h->cfg.scheduler));
 	h->cfg.n_ports = links;
 	h->cfg.idle_sleep_max_us = 0;
+	/* One thread steps both hosts: if it is descheduled for tens of ms on a loaded machine,
+	 * neither hears a hello meanwhile. A detection time of 1 s keeps the paths up through
+	 * that; this measures forwarding, not failure detection. */
+	h->cfg.hello_multiplier = 100;
 	for (i = 0; i < links; i++) {
 		/* 100 Gbit/s: the scheduler's queue model must never be what limits a CPU test */
 		h->cfg.port[i].rate_kbps = 100000000;
