@@ -6,11 +6,13 @@
  * The command line and the configuration file are read before EAL starts, so mistakes in
  * them are reported without DPDK's start-up log or files left in /var/run/dpdk. Start-up is
  * then one ordered table of steps and tear-down runs the same table backwards from the last
- * step that came up (STYLE.md 8): exception MTU -> signals -> packet capture -> mempool ->
- * member ports -> exception port -> passthrough interfaces -> datapath state -> control back
- * end -> telemetry -> console socket -> datapath lcores. So the lcores stop before anything
- * they use goes, telemetry and console sessions are quiesced before the back end they call
- * is freed, and the mbuf count is checked once every port that could hold mbufs is closed.
+ * step that came up (STYLE.md 8): exception path type and MTU -> signals -> packet capture ->
+ * mempool -> member ports -> exception path -> passthrough interfaces -> datapath state ->
+ * control back end -> telemetry -> console socket -> datapath lcores. So the lcores stop
+ * before anything they use goes, telemetry and console sessions are quiesced before the back
+ * end they call is freed, the exception path is closed (and checks its own pools) once the
+ * datapath gave back every frame it read from it, and the mbuf count is checked once every
+ * port that could hold mbufs is closed.
  */
 #include <errno.h>
 #include <signal.h>
@@ -34,6 +36,7 @@
 #include "sb_config.h"
 #include "sb_ctl.h"
 #include "sb_dp.h"
+#include "sb_exception.h"
 #include "sb_options.h"
 #include "sb_port.h"
 #include "sb_report.h"
@@ -58,7 +61,8 @@ struct app {
 	struct rte_mempool *mp;
 	uint16_t port_ids[SB_MAX_PORTS];
 	unsigned int n_ports_up;	/* member ports set up so far */
-	uint16_t exc_port;		/* RTE_MAX_ETHPORTS until created */
+	struct sb_exc_args exc_args;	/* the exception path's, filled step by step */
+	struct sb_exc *exc;		/* NULL until created */
 	uint16_t pt_port[SB_MAX_PORTS];	/* passthrough interfaces, RTE_MAX_ETHPORTS: none */
 	uint16_t exc_mtu;
 	struct sb_dp *dp;
@@ -66,20 +70,22 @@ struct app {
 	unsigned int n_workers;		/* datapath lcores: every worker lcore of -l, or main */
 	unsigned int n_launched;	/* workers running on their lcores */
 	struct sb_cli_server *console;	/* console socket server, NULL: none */
-	bool leak;			/* mbufs missing at exit */
+	bool leak;			/* mbufs missing at exit (ours or the exception path's) */
 };
 
 /*
  * Mbufs needed: every member port's rx and tx ring full plus its software and hello queues,
- * the same for the exception port, what the reorder windows can hold, and slack for hellos,
- * flood copies and bursts in flight. The windows together can hold no more than arrives
- * within one reorder timeout at the ports' total rate (each frame leaves by then at the
- * latest), counted at 256 bytes a frame; at least two full windows, at most one window per
- * peer the table can hold. Past that the ports count rx_nombuf rather than anything
- * crashing (docs/design.md, memory).
+ * what the exception path holds itself (sb_exc_mempool_need(): its rings, or tap-vnet's read
+ * buffers and cut frames) and the RX workers' queues in front of it, what the reorder windows
+ * can hold, and slack for hellos, flood copies and bursts in flight. The windows together can
+ * hold no more than arrives within one reorder timeout at the ports' total rate (each frame
+ * leaves by then at the latest), counted at 256 bytes a frame; at least two full windows, at
+ * most one window per peer the table can hold. Past that the ports count rx_nombuf rather
+ * than anything crashing (docs/design.md, memory).
  */
 static unsigned int
-mempool_size(const struct sb_config *c, unsigned int n_workers)
+mempool_size(const struct sb_config *c, unsigned int n_workers, const struct sb_exc_args *ea,
+	uint16_t data_room)
 {
 	unsigned int q = sb_dp_exc_queues(n_workers);
 	uint64_t rate_bps = 0, held;
@@ -92,7 +98,7 @@ mempool_size(const struct sb_config *c, unsigned int n_workers)
 	held = RTE_MAX(held, 2 * (uint64_t)c->reorder_window);
 	held = RTE_MIN(held, (uint64_t)SB_MAX_PEERS * c->reorder_window);
 	n = c->n_ports * (c->rx_desc + c->tx_desc + 512 + 16);
-	n += q * (c->rx_desc + c->tx_desc + 512) + 512;	/* exception port, its queues */
+	n += sb_exc_mempool_need(ea, data_room) + q * 512 + 512;	/* exception path */
 	if (n_workers > 1)	/* rings between the workers */
 		n += q * SB_DP_RING_FRAMES + 1024;
 	for (i = 0; i < c->n_ports; i++)
@@ -118,23 +124,41 @@ mbuf_data_room(const struct sb_config *c)
 		RTE_ALIGN_CEIL(max_mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN, 1024) + 1024;
 }
 
-/* The exception path's MTU: as configured, or the largest every member port carries. */
+/*
+ * The exception path's type (auto: what the kernel offers, logged) and MTU (as configured,
+ * or the largest every member port carries, within the type's limit), and the rest of its
+ * arguments that the mempool's size depends on.
+ */
 static int
 exc_mtu_up(struct app *a)
 {
+	struct sb_exc_args *ea = &a->exc_args;
+	enum sb_exc_type type = sb_exc_type_resolve(a->cfg.exc_type);
 	unsigned int i;
 
 	a->exc_mtu = a->cfg.exc_mtu;
 	if (a->exc_mtu == 0) {
-		a->exc_mtu = sb_exception_max_mtu(a->cfg.exc_type);
+		a->exc_mtu = sb_exc_max_mtu(type);
 		for (i = 0; i < a->cfg.n_ports; i++)
 			a->exc_mtu = RTE_MIN(a->exc_mtu, a->cfg.port[i].mtu - SB_WIRE_OVERHEAD);
-	} else if (a->exc_mtu > sb_exception_max_mtu(a->cfg.exc_type)) {
-		MAIN_LOG(ERR, "config error: %s: [exception] mtu = '%u': this exception path "
-			"type carries at most %u", a->cfg.file, a->exc_mtu,
-			sb_exception_max_mtu(a->cfg.exc_type));
+	} else if (a->exc_mtu > sb_exc_max_mtu(type)) {
+		MAIN_LOG(ERR, "config error: %s: [exception] mtu = '%u': exception path type %s "
+			"carries at most %u", a->cfg.file, a->exc_mtu, sb_exc_type_name(type),
+			sb_exc_max_mtu(type));
 		return -EINVAL;
 	}
+	*ea = (struct sb_exc_args){
+		.type = type,
+		.name = a->cfg.exc_name,
+		.mac = a->cfg.mac,
+		.mtu = a->exc_mtu,
+		.n_queues = sb_dp_exc_queues(a->n_workers),
+		.nb_rxd = a->cfg.rx_desc,
+		.nb_txd = a->cfg.tx_desc,
+		/* Frames read from the kernel wait in front of the ports (the TX worker's
+		 * pending burst, each port's software queue) or sit in their tx rings. */
+		.max_held = a->cfg.n_ports * (a->cfg.tx_desc + 512) + SB_BURST_MAX,
+	};
 	return 0;
 }
 
@@ -170,13 +194,15 @@ pdump_down(struct app *a __rte_unused)
 static int
 mempool_up(struct app *a)
 {
-	a->mp = rte_pktmbuf_pool_create("seqbond_mbufs", mempool_size(&a->cfg, a->n_workers), 256, 0,
-		mbuf_data_room(&a->cfg), rte_socket_id());
+	uint16_t data_room = mbuf_data_room(&a->cfg);
+	unsigned int n = mempool_size(&a->cfg, a->n_workers, &a->exc_args, data_room);
+
+	a->mp = rte_pktmbuf_pool_create("seqbond_mbufs", n, 256, 0, data_room, rte_socket_id());
 	if (a->mp == NULL) {
-		MAIN_LOG(ERR, "cannot create mempool of %u mbufs: %s", mempool_size(&a->cfg, a->n_workers),
-			rte_strerror(rte_errno));
+		MAIN_LOG(ERR, "cannot create mempool of %u mbufs: %s", n, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
+	a->exc_args.mp = a->mp;
 	return 0;
 }
 
@@ -226,23 +252,31 @@ ports_down(struct app *a)
 static int
 exception_up(struct app *a)
 {
-	int ret = sb_exception_create(a->cfg.exc_type, a->cfg.exc_name, a->cfg.mac,
-		&a->exc_port);
+	unsigned int i;
 
-	if (ret == 0)
-		ret = sb_port_setup(a->exc_port, a->exc_mtu, a->mp, a->cfg.rx_desc, a->cfg.tx_desc,
-			sb_dp_exc_queues(a->n_workers), false);
-	if (ret != 0)
-		MAIN_LOG(ERR, "%s: [exception] name = '%s': cannot create the exception path: %s",
-			a->cfg.file, a->cfg.exc_name, rte_strerror(-ret));
-	return ret;
+	/* Frames cut from the kernel's large segments are chains of mbufs unless every port
+	 * can send chains. */
+	for (i = 0; i < a->cfg.n_ports; i++)
+		if (!sb_port_tx_multi_seg(a->port_ids[i]))
+			a->exc_args.flags |= SB_EXC_F_LINEAR;
+	a->exc = sb_exc_create(&a->exc_args);
+	if (a->exc == NULL) {
+		MAIN_LOG(ERR, "%s: [exception] name = '%s': cannot create the %s exception path: "
+			"%s", a->cfg.file, a->cfg.exc_name, sb_exc_type_name(a->exc_args.type),
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
 }
 
+/* After the datapath is freed: every frame read from the kernel is back. A frame of the
+ * exception path's own pools still out is a leak like a missing mbuf of ours. */
 static void
 exception_down(struct app *a)
 {
-	if (a->exc_port != RTE_MAX_ETHPORTS)
-		sb_port_close(a->exc_port);
+	if (a->exc != NULL && sb_exc_close(a->exc) != 0)
+		a->leak = true;
+	a->exc = NULL;
 }
 
 /*
@@ -300,7 +334,7 @@ datapath_up(struct app *a)
 	unsigned int i;
 
 	sb_config_dp_conf(c, &dc);
-	dc.exc_port = a->exc_port;
+	dc.exc = a->exc;
 	dc.exc_mtu = a->exc_mtu;
 	dc.n_workers = a->n_workers;
 	dc.n_exc_queues = sb_dp_exc_queues(a->n_workers);
@@ -314,9 +348,10 @@ datapath_up(struct app *a)
 		MAIN_LOG(ERR, "cannot create datapath state: %s", rte_strerror(rte_errno));
 		return -rte_errno;
 	}
-	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u, scheduler %s, %u datapath "
-		"lcore%s", c->host_id, c->n_ports, c->exc_name, a->exc_mtu, c->scheduler,
-		a->n_workers, a->n_workers == 1 ? "" : "s (1 TX, the rest RX)");
+	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u (%s), scheduler %s, %u "
+		"datapath lcore%s", c->host_id, c->n_ports, c->exc_name, a->exc_mtu,
+		sb_exc_type_name(a->exc_args.type), c->scheduler, a->n_workers,
+		a->n_workers == 1 ? "" : "s (1 TX, the rest RX)");
 	return 0;
 }
 
@@ -340,7 +375,10 @@ datapath_down(struct app *a)
 static int
 control_up(struct app *a)
 {
-	a->ctl = sb_ctl_create(&a->cfg, a->dp, a->port_ids, a->exc_port);
+	struct sb_exc_info ei;
+
+	sb_exc_info_get(a->exc, &ei);
+	a->ctl = sb_ctl_create(&a->cfg, a->dp, a->port_ids, ei.port_id);
 	if (a->ctl == NULL) {
 		MAIN_LOG(ERR, "cannot create the control back end: %s", rte_strerror(rte_errno));
 		return -rte_errno;
@@ -428,7 +466,7 @@ static const struct step {
 	void (*down)(struct app *a);	/* undoes what up() did, even a failed up(); NULL:
 					 * nothing to undo */
 } steps[] = {
-	{ "exception mtu", exc_mtu_up, NULL },
+	{ "exception type and mtu", exc_mtu_up, NULL },
 	{ "signals", signals_up, NULL },
 	{ "packet capture", pdump_up, pdump_down },
 	{ "mempool", mempool_up, mempool_down },
@@ -473,7 +511,7 @@ run(struct app *a)
 int
 main(int argc, char **argv)
 {
-	static struct app a = { .exc_port = RTE_MAX_ETHPORTS };
+	static struct app a;
 	char eal_help[] = "--help", *eal_help_argv[] = { argv[0], eal_help, NULL };
 	unsigned int n_up = 0, i;
 	char err[512];

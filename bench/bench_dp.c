@@ -49,6 +49,7 @@ struct host {
 	struct sb_dp *dp;
 	uint16_t port[MAX_LINKS];
 	uint16_t exc;
+	struct sb_exc *exc_path;	/* the ring port behind the exception path interface */
 	struct rte_ring *exc_in;	/* harness -> exception port rx */
 	struct rte_ring *exc_out;	/* exception port tx -> harness */
 };
@@ -109,6 +110,10 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 	strlcpy(h->cfg.scheduler, sched, sizeof(h->cfg.scheduler));
 	h->cfg.n_ports = links;
 	h->cfg.idle_sleep_max_us = 0;
+	/* One thread steps both hosts: if it is descheduled for tens of ms on a loaded machine,
+	 * neither hears a hello meanwhile. A detection time of 1 s keeps the paths up through
+	 * that; this measures forwarding, not failure detection. */
+	h->cfg.hello_multiplier = 100;
 	for (i = 0; i < links; i++) {
 		/* 100 Gbit/s: the scheduler's queue model must never be what limits a CPU test */
 		h->cfg.port[i].rate_kbps = 100000000;
@@ -125,7 +130,10 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 	sb_config_dp_conf(&h->cfg, &dc);
 	for (i = 0; i < links; i++)
 		dc.port[i].port_id = h->port[i];
-	dc.exc_port = h->exc;
+	h->exc_path = sb_exc_from_port(h->exc, 1490, 1);
+	if (h->exc_path == NULL)
+		rte_exit(EXIT_FAILURE, "sb_exc_from_port: %s\n", rte_strerror(rte_errno));
+	dc.exc = h->exc_path;
 	dc.exc_mtu = 1490;
 	dc.n_workers = 1;
 	dc.n_exc_queues = 1;
@@ -299,6 +307,8 @@ main(int argc, char **argv)
 	stop = true;
 	sb_dp_free(a.dp);
 	sb_dp_free(b.dp);
+	sb_exc_close(a.exc_path);
+	sb_exc_close(b.exc_path);
 	/* frames still circulating: rings of the harness and the links */
 	while ((i = rte_ring_dequeue_burst(a.exc_in, (void **)m, RTE_DIM(m), NULL)) > 0)
 		rte_pktmbuf_free_bulk(m, i);

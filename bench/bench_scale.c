@@ -25,7 +25,13 @@
  * <Mpps peer->kernel>,<Mpps total>". Exit 1 on a failed check.
  *
  * Usage: bench_scale [EAL options: the lcores, e.g. --lcores 0@0,1@1 or 0@0,1@0,2@1] --
- *                    [--links N] [--inflight N] [--seconds S] [--csv FILE]
+ *                    [--links N] [--inflight N] [--seconds S] [--csv FILE] [--wire-batch N]
+ *
+ * --wire-batch N: frames the emulated peer puts on the links per harness step and exception
+ * queue (default 64). With --inflight 2048 --wire-batch 2048 an RX worker finds thousands of
+ * frames in its ports' rings at once, more than its exception queue holds (512): the check
+ * that nothing is dropped then holds seqbond to taking no more per loop than that queue has
+ * room for (tests/unit/meson.build, test_dp_exc_room).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -64,6 +70,7 @@ static unsigned int links;
 static struct rte_ring *wire_in[MAX_LINKS], *wire_out[MAX_LINKS];
 static struct rte_ring *kernel_in[SB_DP_MAX_WORKERS], *kernel_out[SB_DP_MAX_WORKERS];
 static uint16_t n_exc_queues;
+static unsigned int wire_batch = 64;	/* frames the peer puts on the wire per step, per queue */
 
 /* The emulated peer's side of the peer -> kernel direction (run by the RX side's lcore). */
 static struct {
@@ -120,46 +127,57 @@ recycle_kernel_to_peer(void)
 	return total;
 }
 
-/* Peer -> kernel: what the host delivered, checked, goes back on the wire from the peer. */
+/* Peer -> kernel: a frame the host delivered, checked, goes back on the wire from the peer. */
+static void
+peer_resend(struct rte_mbuf *m)
+{
+	uint32_t *cnt = rte_pktmbuf_mtod_offset(m, uint32_t *, CNT_OFF);
+	uint8_t *fresh = rte_pktmbuf_mtod_offset(m, uint8_t *, NEW_OFF);
+	unsigned int l = peer_rx.next_link;
+	struct sb_shim shim = { .type = SB_WIRE_DATA, .flags = SB_WIRE_F_ELIDED,
+		.path = l, .path_seq = peer_rx.path_seq[l]++ };
+	static const uint8_t zero[6];
+	uint8_t src[6], *hdr;
+
+	/* Injected frames come in once unnumbered, mixed with numbered ones (main injects
+	 * while the workers run); only numbered ones count. */
+	if (*fresh) {
+		*fresh = 0;
+	} else {
+		if (peer_rx.started && (*cnt != peer_rx.expect ||
+				rte_pktmbuf_pkt_len(m) != FRAME_LEN))
+			peer_rx.bad++;
+		peer_rx.expect = *cnt + 1;
+		peer_rx.started = true;
+	}
+	peer_rx.frames++;
+	shim.seq = peer_rx.seq++;
+	*cnt = shim.seq;
+	hdr = (uint8_t *)rte_pktmbuf_prepend(m, SB_WIRE_OVERHEAD);
+	peer_port_mac(src, l);
+	sb_wire_put_hdr(hdr, zero, src, &shim);
+	peer_rx.next_link = (l + 1) % links;
+	if (rte_ring_enqueue(wire_in[l], m) != 0)
+		rte_pktmbuf_free(m);
+}
+
+/* Peer -> kernel: what the host delivered goes back on the wire, up to wire_batch frames per
+ * exception queue at a time (the peer's burst onto the links). */
 static unsigned int
 recycle_peer_to_kernel(void)
 {
 	struct rte_mbuf *m[64];
-	unsigned int q, j, n, total = 0;
+	unsigned int q, j, n, left, total = 0;
 
 	for (q = 0; q < n_exc_queues; q++) {
-		n = rte_ring_dequeue_burst(kernel_out[q], (void **)m, RTE_DIM(m), NULL);
-		for (j = 0; j < n; j++) {
-			uint32_t *cnt = rte_pktmbuf_mtod_offset(m[j], uint32_t *, CNT_OFF);
-			unsigned int l = peer_rx.next_link;
-			struct sb_shim shim = { .type = SB_WIRE_DATA, .flags = SB_WIRE_F_ELIDED,
-				.path = l, .path_seq = peer_rx.path_seq[l]++ };
-			static const uint8_t zero[6];
-			uint8_t src[6], *hdr;
-
-			uint8_t *fresh = rte_pktmbuf_mtod_offset(m[j], uint8_t *, NEW_OFF);
-
-			/* Injected frames come in once unnumbered, mixed with numbered ones
-			 * (main injects while the workers run); only numbered ones count. */
-			if (*fresh) {
-				*fresh = 0;
-			} else {
-				if (peer_rx.started && (*cnt != peer_rx.expect ||
-						rte_pktmbuf_pkt_len(m[j]) != FRAME_LEN))
-					peer_rx.bad++;
-				peer_rx.expect = *cnt + 1;
-				peer_rx.started = true;
-			}
-			peer_rx.frames++;
-			shim.seq = peer_rx.seq++;
-			*cnt = shim.seq;
-			hdr = (uint8_t *)rte_pktmbuf_prepend(m[j], SB_WIRE_OVERHEAD);
-			peer_port_mac(src, l);
-			sb_wire_put_hdr(hdr, zero, src, &shim);
-			peer_rx.next_link = (l + 1) % links;
-			if (rte_ring_enqueue(wire_in[l], m[j]) != 0)
-				rte_pktmbuf_free(m[j]);
-			total++;
+		for (left = wire_batch; left > 0; left -= n) {
+			n = rte_ring_dequeue_burst(kernel_out[q], (void **)m,
+				RTE_MIN(left, (unsigned int)RTE_DIM(m)), NULL);
+			if (n == 0)
+				break;
+			for (j = 0; j < n; j++)
+				peer_resend(m[j]);
+			total += n;
 		}
 	}
 	return total;
@@ -188,7 +206,10 @@ worker_main(void *arg)
 	return 0;
 }
 
-/* The peer's hellos, one per port, listing us as heard. */
+/* The peer's hellos, one per port, listing us as heard. Main sends them every 10 ms with
+ * usleep(); on a loaded machine one may come tens of ms late, so the peer announces a
+ * detection time of 1 s (multiplier 100): a late hello must not take paths down, this
+ * measures forwarding, not failure detection. */
 static void
 peer_hellos(struct rte_mempool *mp, uint32_t *seq)
 {
@@ -198,7 +219,7 @@ peer_hellos(struct rte_mempool *mp, uint32_t *seq)
 	for (i = 0; i < links; i++) {
 		struct sb_hello h = {
 			.host_id = 2, .instance = 7, .port_index = i, .n_ports = links,
-			.rate_kbps = 100000000, .interval_ms = 10, .mtu = 1500, .multiplier = 4,
+			.rate_kbps = 100000000, .interval_ms = 10, .mtu = 1500, .multiplier = 100,
 			.hello_seq = seq[i]++, .n_entries = 1,
 		};
 		const struct sb_hello_entry e = {
@@ -282,6 +303,7 @@ main(int argc, char **argv)
 		{ "inflight", required_argument, NULL, 'i' },
 		{ "seconds", required_argument, NULL, 't' },
 		{ "csv", required_argument, NULL, 'c' },
+		{ "wire-batch", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int inflight = 256, n_workers, i, k, lcore = -1;
@@ -309,11 +331,13 @@ main(int argc, char **argv)
 		case 'i': inflight = strtoul(optarg, NULL, 0); break;
 		case 't': seconds = strtod(optarg, NULL); break;
 		case 'c': csv = optarg; break;
+		case 'w': wire_batch = strtoul(optarg, NULL, 0); break;
 		default: rte_exit(EXIT_FAILURE, "bad option (see the header of bench_scale.c)\n");
 		}
 	}
 	n_workers = rte_lcore_count() - 1;
 	if (links < 1 || links > MAX_LINKS || inflight < 1 || inflight > 2048 || seconds <= 0 ||
+			wire_batch < 1 || wire_batch > RING_SIZE ||
 			n_workers < 1 || n_workers > 2)
 		rte_exit(EXIT_FAILURE, "bad arguments; 1 or 2 worker lcores (bench_scale.c)\n");
 
@@ -338,7 +362,10 @@ main(int argc, char **argv)
 	}
 	dc.n_workers = n_workers;
 	n_exc_queues = dc.n_exc_queues = sb_dp_exc_queues(n_workers);
-	dc.exc_port = ring_port("exc", 0, n_exc_queues, mp, 1490, kernel_in, kernel_out);
+	dc.exc = sb_exc_from_port(ring_port("exc", 0, n_exc_queues, mp, 1490, kernel_in,
+		kernel_out), 1490, n_exc_queues);
+	if (dc.exc == NULL)
+		rte_exit(EXIT_FAILURE, "sb_exc_from_port: %s\n", rte_strerror(rte_errno));
 	dc.exc_mtu = 1490;
 	dc.mp = mp;
 	dp = sb_dp_create(&dc, &stop);
@@ -425,6 +452,7 @@ main(int argc, char **argv)
 		bad = 1;
 
 	sb_dp_free(dp);
+	sb_exc_close(dc.exc);
 	for (i = 0; i < links; i++) {
 		drain(wire_in[i]);
 		drain(wire_out[i]);

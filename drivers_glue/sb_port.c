@@ -136,6 +136,15 @@ sb_port_probe_dev(const char *devargs, uint16_t *port_id)
 	return 0;
 }
 
+bool
+sb_port_tx_multi_seg(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+
+	return rte_eth_dev_info_get(port_id, &info) == 0 &&
+		(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+}
+
 int
 sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
 	uint16_t nb_txd, uint16_t n_queues, bool promisc)

@@ -4,7 +4,7 @@
 
 /**
  * @file
- * Bring-up of member ports and the exception path over ethdev.
+ * Bring-up of member ports (and of the ethdev exception paths, sb_exception.h) over ethdev.
  */
 
 #include <stdbool.h>
@@ -40,12 +40,11 @@ int sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16
 	uint16_t nb_txd, uint16_t n_queues, bool promisc);
 
 /**
- * Largest MTU the exception path can carry with this DPDK: the TAP PMD of DPDK 22.11 caps
- * frames at 1522 bytes (its ethdev limit, enforced in its tx path), so 1500; virtio-user
- * has no such cap.
- * @param type  As for sb_exception_create().
+ * Whether the port's driver transmits multi-segment mbufs (RTE_ETH_TX_OFFLOAD_MULTI_SEGS,
+ * enabled by sb_port_setup() where offered). Frames cut by the tap-vnet exception path are
+ * multi-segment unless it is told to return linear frames (SB_EXC_F_LINEAR).
  */
-uint16_t sb_exception_max_mtu(int type);
+bool sb_port_tx_multi_seg(uint16_t port_id);
 
 /**
  * Stop or restart a member port for the operator (console `port stop|start`), after the
@@ -77,17 +76,5 @@ bool sb_port_link_up(uint16_t port_id);
  * @return 0 or the probe's negative errno.
  */
 int sb_port_tap_create(const char *ifname, const uint8_t *mac, uint16_t *port_id);
-
-/**
- * Create the exception path: the kernel interface the host uses (sb0).
- *
- * @param type   0 = TAP PMD (net_tap), 1 = virtio-user over /dev/vhost-net.
- * @param name   Kernel interface name.
- * @param mac    MAC address the kernel interface gets (the aggregate MAC, 6 bytes).
- * @param port_id Set to its ethdev port.
- * @return 0, -ENOTSUP when virtio-user is asked for and /dev/vhost-net is missing (the
- *   message says so and suggests type = tap), or the probe's negative errno.
- */
-int sb_exception_create(int type, const char *name, const uint8_t *mac, uint16_t *port_id);
 
 #endif /* SB_PORT_H */

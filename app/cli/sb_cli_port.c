@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Console: member port commands (show/clear port ..., port start|stop, set port weight). */
+/* Console: member port commands (show/clear port ..., port start|stop, set port weight), and
+ * the exception path's counters with the ports'. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -86,6 +87,51 @@ port_stats(struct cmdline *cl, const struct sb_snapshot *s, unsigned int i)
 		es.oerrors, p->tx_frames, p->tx_bytes);
 }
 
+/* Three counters a line, as "name value". */
+struct col_printer {
+	struct cmdline *cl;
+	unsigned int col;
+	const char *prefix;	/* only counters whose name starts with it; NULL: all */
+};
+
+static void
+print_col(const char *name, uint64_t v, void *arg)
+{
+	struct col_printer *cp = arg;
+
+	if (cp->prefix != NULL && strncmp(name, cp->prefix, strlen(cp->prefix)) != 0)
+		return;
+	cmdline_printf(cp->cl, "%s%-20s %-12" PRIu64, cp->col == 0 ? "  " : " ", name, v);
+	if (++cp->col == 3) {
+		cmdline_printf(cp->cl, "\n");
+		cp->col = 0;
+	}
+}
+
+/* The exception path (sb0) after the member ports: the datapath's exc_* counters, the frames
+ * waiting on either side, and the exception path's own counters, under the names telemetry
+ * and the exit report use. */
+static void
+exception_stats(struct cmdline *cl, const struct sb_snapshot *s)
+{
+	struct col_printer cp = { .cl = cl, .prefix = "exc_" };
+	struct sb_config *cfg = malloc(sizeof(*cfg));
+
+	if (cfg == NULL) {
+		sb_cli_error(cl, "out of memory");
+		return;
+	}
+	sb_ctl_config(sb_cli_ctl, cfg);
+	cmdline_printf(cl, "exception %s (%s):\n", cfg->exc_name, sb_exc_type_name(s->exc_type));
+	free(cfg);
+	sb_dp_stats_foreach(&s->stats, print_col, &cp);
+	print_col("exc_pending", s->exc_pending, &cp);
+	print_col("exc_queued", s->exc_queued, &cp);
+	sb_exc_stats_foreach(&s->exc, print_col, &cp);
+	if (cp.col != 0)
+		cmdline_printf(cl, "\n");
+}
+
 /* show port info|stats all|N */
 struct cmd_show_port_result {
 	cmdline_fixed_string_t show, port, what, which;
@@ -115,6 +161,8 @@ cmd_show_port_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 		else
 			port_stats(cl, s, i);
 	}
+	if (idx < 0 && strcmp(r->what, "stats") == 0)
+		exception_stats(cl, s);
 }
 
 static cmdline_parse_token_string_t cmd_show_port_show =
@@ -128,7 +176,8 @@ static cmdline_parse_token_string_t cmd_show_port_which =
 
 static cmdline_parse_inst_t cmd_show_port = {
 	.f = cmd_show_port_parsed,
-	.help_str = "show port info|stats all|<N>: member ports' settings or counters",
+	.help_str = "show port info|stats all|<N>: member ports' settings or counters (stats "
+		"all: the exception path's too)",
 	.tokens = { (void *)&cmd_show_port_show, (void *)&cmd_show_port_port,
 		(void *)&cmd_show_port_what, (void *)&cmd_show_port_which, NULL },
 };

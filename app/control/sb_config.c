@@ -246,12 +246,8 @@ key_queue_target(struct cfg_ctx *x)
 static int
 key_exc_type(struct cfg_ctx *x)
 {
-	if (strcmp(x->value, "tap") == 0)
-		x->c->exc_type = SB_EXC_TAP;
-	else if (strcmp(x->value, "virtio-user") == 0)
-		x->c->exc_type = SB_EXC_VIRTIO_USER;
-	else
-		return cfg_fail(x, "expected tap or virtio-user");
+	if (sb_exc_type_parse(x->value, &x->c->exc_type) != 0)
+		return cfg_fail(x, "expected %s", sb_exc_type_names());
 	return 0;
 }
 
@@ -391,7 +387,7 @@ sb_config_defaults(struct sb_config *c)
 	c->path_loss_window_ms = 1000;
 	c->adaptive_rate = true;
 	c->queue_target_us = 3000;
-	c->exc_type = SB_EXC_TAP;
+	c->exc_type = SB_EXC_AUTO;
 	strlcpy(c->exc_name, "sb0", sizeof(c->exc_name));
 }
 
@@ -762,8 +758,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "queue_target_us", c->queue_target_us);
 
 	rte_cfgfile_add_section(cfg, "exception");
-	rte_cfgfile_add_entry(cfg, "exception", "type",
-		c->exc_type == SB_EXC_TAP ? "tap" : "virtio-user");
+	rte_cfgfile_add_entry(cfg, "exception", "type", sb_exc_type_name(c->exc_type));
 	rte_cfgfile_add_entry(cfg, "exception", "name", c->exc_name);
 	if (c->exc_mtu == 0)
 		rte_cfgfile_add_entry(cfg, "exception", "mtu", "auto");

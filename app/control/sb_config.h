@@ -12,16 +12,12 @@
 #include <stdint.h>
 
 #include "sb_dp.h"
+#include "sb_exception.h"
 #include "sb_peer.h"
 #include "sb_reorder.h"
 
 #define SB_DEVARGS_LEN 256
 #define SB_IFNAME_LEN 16
-
-enum sb_exc_type {
-	SB_EXC_TAP = 0,		/**< TAP PMD (net_tap): works on every kernel with TUN. */
-	SB_EXC_VIRTIO_USER,	/**< virtio-user over /dev/vhost-net. */
-};
 
 /** [portN] passthrough: raw frames to and from a per-port kernel interface. */
 enum sb_passthrough {
@@ -59,7 +55,7 @@ struct sb_config {
 	bool adaptive_rate;		/**< Learn each path's rate from the peer's feedback. */
 	uint32_t queue_target_us;	/**< Queueing delay that says a path is over its rate. */
 
-	enum sb_exc_type exc_type;
+	enum sb_exc_type exc_type;	/**< Default SB_EXC_AUTO (sb_exception.h). */
 	char exc_name[SB_IFNAME_LEN];	/**< Kernel interface name, default "sb0". */
 	uint16_t exc_mtu;		/**< 0: smallest port MTU minus SB_WIRE_OVERHEAD. */
 

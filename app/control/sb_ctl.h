@@ -27,6 +27,7 @@ struct sb_ctl;
 /**
  * Create the control back end for a datapath (running or about to run).
  * @param cfg  The running configuration; the back end owns updates to it from now on.
+ * @param exc_port  The exception path's ethdev port (sb_exc_info), or RTE_MAX_ETHPORTS.
  * @return the back end or NULL with rte_errno set (ENOMEM).
  */
 struct sb_ctl *sb_ctl_create(struct sb_config *cfg, struct sb_dp *dp, const uint16_t *port_ids,
@@ -49,7 +50,8 @@ unsigned int sb_ctl_n_ports(const struct sb_ctl *ctl);
 /** @return ethdev port id of member port @p index, or -EINVAL. */
 int sb_ctl_port_id(const struct sb_ctl *ctl, unsigned int index);
 
-/** @return the exception port's ethdev id. */
+/** @return the exception path's ethdev port id, RTE_MAX_ETHPORTS when its back end is not
+ *  an ethdev port (tap-vnet). */
 uint16_t sb_ctl_exc_port(const struct sb_ctl *ctl);
 
 /**

@@ -37,9 +37,11 @@ sb_report_print(FILE *f, const struct sb_snapshot *s)
 	fprintf(f, "seqbond counters (host %u)\n", s->host_id);
 	sb_dp_stats_foreach(&s->stats, print_row, f);
 	/* Frames still waiting at exit (freed by sb_dp_free()): read from the kernel with
-	 * no path free, and released to the exception port but not yet accepted by it. */
+	 * no path free, and released to the exception path but not yet accepted by it. */
 	ROW(f, "exc_pending", s->exc_pending);
 	ROW(f, "exc_queued", s->exc_queued);
+	/* The exception path's own counters (large segments cut and merged, checksums). */
+	sb_exc_stats_foreach(&s->exc, print_row, f);
 
 	for (i = 0; i < s->n_ports; i++) {
 		const struct sb_snap_port *p = &s->port[i];

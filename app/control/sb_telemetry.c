@@ -158,12 +158,16 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)cfg->mac);
 	rte_tel_data_add_dict_string(d, "mac", mac);
 	rte_tel_data_add_dict_string(d, "exception", cfg->exc_name);
+	rte_tel_data_add_dict_string(d, "exception_type", sb_exc_type_name(s->exc_type));
 	rte_tel_data_add_dict_string(d, "scheduler", s->scheduler);
 	rte_tel_data_add_dict_u64(d, "ports", s->n_ports);
 	rte_tel_data_add_dict_u64(d, "peers", s->peers.n_peers);
 	rte_tel_data_add_dict_u64(d, "reorder_timeout_us", s->reorder_timeout_us);
 	rte_tel_data_add_dict_u64(d, "hello_interval_ms", s->hello_interval_ms);
 	sb_dp_stats_foreach(&s->stats, add_u64, d);
+	rte_tel_data_add_dict_u64(d, "exc_pending", s->exc_pending);
+	rte_tel_data_add_dict_u64(d, "exc_queued", s->exc_queued);
+	sb_exc_stats_foreach(&s->exc, add_u64, d);
 	free(cfg);
 	give_back(s);
 	return 0;
@@ -342,7 +346,7 @@ sb_telemetry_register(struct sb_ctl *ctl)
 
 	tel_ctl = ctl;
 	ret |= rte_telemetry_register_cmd("/seqbond/info", tel_info,
-		"seqbond host settings and datapath counters. No parameters");
+		"seqbond host settings, datapath and exception path counters. No parameters");
 	ret |= rte_telemetry_register_cmd("/seqbond/peers", tel_peers,
 		"seqbond peers. Params: [PEER|all][,PAGE]");
 	ret |= rte_telemetry_register_cmd("/seqbond/paths", tel_paths,

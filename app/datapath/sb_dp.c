@@ -231,7 +231,7 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 
 	if (conf->n_ports == 0 || conf->n_ports > SB_MAX_PORTS || conf->burst == 0 ||
 			conf->burst > SB_BURST_MAX || conf->mp == NULL || conf->n_workers == 0 ||
-			conf->n_workers > SB_DP_MAX_WORKERS ||
+			conf->n_workers > SB_DP_MAX_WORKERS || conf->exc == NULL ||
 			conf->n_exc_queues != sb_dp_exc_queues(conf->n_workers) ||
 			conf->hello_multiplier == 0 || conf->hello_multiplier > UINT8_MAX ||
 			conf->hello_interval_ms == 0 || conf->hello_interval_ms > UINT16_MAX ||
@@ -248,7 +248,7 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 	dp->mp = conf->mp;
 	dp->hz = rte_get_tsc_hz();
 	dp->n_ports = conf->n_ports;
-	dp->exc_port = conf->exc_port;
+	dp->exc = conf->exc;
 	dp->exc_mtu = conf->exc_mtu;
 	dp->n_exc_queues = conf->n_exc_queues;
 	dp->stop = stop;

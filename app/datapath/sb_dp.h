@@ -19,6 +19,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "sb_exception.h"
 #include "sb_path_est.h"
 #include "sb_peer.h"
 #include "sb_reorder.h"
@@ -64,9 +65,9 @@ struct sb_dp_conf {
 	uint32_t queue_target_us;	/**< Its standing-queue threshold. */
 	unsigned int n_ports;
 	struct sb_dp_port_conf port[SB_MAX_PORTS];
-	uint16_t exc_port;		/**< ethdev port of the exception path. */
+	struct sb_exc *exc;		/**< The exception path (sb_exception.h), created. */
 	uint16_t exc_mtu;		/**< Its MTU, bytes. */
-	uint16_t n_exc_queues;		/**< Its queue pairs: sb_dp_exc_queues(n_workers). */
+	uint16_t n_exc_queues;		/**< Its queues: sb_dp_exc_queues(n_workers). */
 	unsigned int n_workers;		/**< Datapath lcores, 1..SB_DP_MAX_WORKERS. */
 	struct rte_mempool *mp;		/**< Pool for frames the datapath builds (hellos). */
 };
@@ -131,7 +132,8 @@ struct sb_dp_stats {
 	uint64_t rx_out_of_range;
 	uint64_t rx_stray;		/**< A window ahead, unconfirmed: dropped. */
 	uint64_t exc_tx;		/**< Frames handed to the kernel. */
-	uint64_t exc_tx_drop;		/**< Exception port refused them and its queue overflowed. */
+	uint64_t exc_tx_drop;		/**< The exception path refused frames for a while (sb0
+					 *   down) and the worker's queue overflowed: dropped. */
 	uint64_t exc_too_big;		/**< Inner frame larger than the exception MTU: dropped. */
 	/* loop */
 	uint64_t loops;
@@ -151,7 +153,10 @@ struct sb_snapshot {
 	uint32_t hello_interval_ms;
 	struct sb_dp_stats stats;
 	uint32_t exc_pending;		/**< Read from the kernel, waiting for a path. */
-	uint32_t exc_queued;		/**< Released to the exception port, not yet accepted. */
+	uint32_t exc_queued;		/**< Released to the exception path, not yet accepted. */
+	uint8_t exc_type;		/**< enum sb_exc_type the exception path runs (resolved). */
+	struct sb_exc_stats exc;	/**< The exception path's own counters (exc_rx_gso, ...:
+					 *   sb_exc_stats_foreach()). */
 	unsigned int n_ports;
 	struct sb_snap_port {
 		uint16_t port_id;
@@ -271,8 +276,8 @@ struct sb_cmd {
 };
 
 /**
- * Create the datapath state for ports and an exception port that are set up and started
- * (the exception port with conf->n_exc_queues queue pairs). Copies @p conf. Worker 0 is
+ * Create the datapath state for ports that are set up and started and an exception path
+ * that is created (with conf->n_exc_queues queues). Copies @p conf. Worker 0 is
  * the ALL worker when conf->n_workers is 1, else the TX worker, and workers 1.. are RX
  * workers. Creates each worker's command ring and the rings between workers.
  * @param stop  Flag the main lcore sets to end the workers' loops; read atomically.

@@ -24,12 +24,17 @@ snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 {
 	struct sb_dp_tx *tx = dp->tx;
 	uint64_t now_ns = sb_tsc_to_ns(now, dp->hz);
+	struct sb_exc_info ei;
 	unsigned int i, j;
 
 	strlcpy(snap->scheduler, tx->sched_ops->name, sizeof(snap->scheduler));
 	snap->adaptive_rate = tx->adaptive_rate;
 	snap->hello_interval_ms = tx->hello_interval_ms;
 	snap->exc_pending = tx->n_pending - tx->pending_head;
+	/* The exception path's counters: its own, read with relaxed loads (sb_exception.h). */
+	sb_exc_info_get(dp->exc, &ei);
+	snap->exc_type = ei.type;
+	sb_exc_stats_get(dp->exc, &snap->exc);
 	for (i = 0; i < dp->n_ports; i++) {
 		const struct sb_dp_port *p = &tx->port[i];
 

@@ -145,6 +145,8 @@ struct sb_dp_rx {
 	struct rte_ring *msg_ring;	/**< struct sb_dp_msg from the TX worker (SP/SC). */
 	struct rte_ring *data_ring;	/**< Frames for its peers from other RX workers (MP/SC). */
 	struct sb_txq exc_txq;		/**< Released frames waiting for the kernel. */
+	unsigned int port_next;		/**< Of its ports, the one read first: 0, or the first
+					 *   one a budget-limited round left unread. */
 	struct sb_txq pt_txq[SB_MAX_PORTS];	/**< Raw frames for passthrough (by index). */
 	uint64_t reorder_timeout;	/**< TSC cycles. */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
@@ -209,7 +211,7 @@ struct sb_dp {
 	struct rte_mempool *mp;
 	uint64_t hz;			/**< TSC cycles per second. */
 	unsigned int n_ports;
-	uint16_t exc_port;
+	struct sb_exc *exc;		/**< The exception path: queue k is RX worker k's. */
 	uint16_t exc_mtu;
 	uint16_t n_exc_queues;		/**< One per RX worker. */
 	bool *stop;			/**< Set by the main lcore; read with __atomic_load_n. */

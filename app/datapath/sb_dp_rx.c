@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Receive side of the datapath (RX workers): member ports -> parse -> reorder -> exception
  * path; raw frames to the passthrough interfaces; the TX worker's messages. */
+#include <limits.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -145,44 +146,59 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 	}
 }
 
-/* Move every frame this worker's windows can release to its exception queue. */
+/*
+ * Move what this worker's windows can release to its exception queue: at most @p room frames
+ * (the rest stays in the windows, in order, for the next iteration), or everything when
+ * @p room is UINT_MAX.
+ */
 static void
-release_in_order(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
+release_in_order(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, unsigned int room)
 {
 	struct rte_mbuf *out[SB_BURST_MAX];
-	unsigned int i, j, n;
+	unsigned int i, j, n, want;
 
-	for (i = rx->id; i < rx->map.n_peers; i += dp->n_rx) {
+	for (i = rx->id; i < rx->map.n_peers && room > 0; i += dp->n_rx) {
 		struct sb_reorder *r = dp->rx_peer[i].reorder;
 
 		if (r == NULL)
 			continue;
 		do {
-			n = sb_reorder_drain(r, (void **)out, RTE_DIM(out), now);
+			want = RTE_MIN(room, (unsigned int)RTE_DIM(out));
+			n = sb_reorder_drain(r, (void **)out, want, now);
 			for (j = 0; j < n; j++)
 				sb_dp_exc_put(dp, rx, out[j]);
-		} while (n == RTE_DIM(out));
+			if (room != UINT_MAX)
+				room -= n;
+		} while (n == want && room > 0);
 	}
 }
 
-/* Read one burst from every started port of this worker and its input ring. @return frames
- * read; *full set when a burst came back full (more may be waiting). */
+/* Read one burst from every started port of this worker and its input ring, at most *budget
+ * frames in all (*budget is lowered by what was read). A round the budget cuts short starts
+ * the next one at the first port it left unread. @return frames read; *full set when a burst
+ * came back full (more may be waiting). */
 static unsigned int
 rx_round(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, bool *full,
-	uint16_t *max_batch)
+	uint16_t *max_batch, unsigned int *budget)
 {
 	struct rte_mbuf *pkts[SB_BURST_MAX];
 	unsigned int i, j, n, total = 0;
-	uint16_t burst = dp->conf.burst;
+	uint16_t burst = dp->conf.burst, want;
 
 	for (i = 0; i < rx->n_ports; i++) {
-		unsigned int index = rx->ports[i];
+		unsigned int index = rx->ports[(rx->port_next + i) % rx->n_ports];
 
+		if (*budget == 0) {
+			rx->port_next = (rx->port_next + i) % rx->n_ports;
+			return total;
+		}
 		if (unlikely(!rx->port_admin[index]))
 			continue;
-		n = rte_eth_rx_burst(dp->conf.port[index].port_id, 0, pkts, burst);
+		want = RTE_MIN(burst, *budget);
+		n = rte_eth_rx_burst(dp->conf.port[index].port_id, 0, pkts, want);
 		if (n == 0)
 			continue;
+		*budget -= n;
 		if (n == burst)
 			*full = true;
 		*max_batch = RTE_MAX(*max_batch, n);
@@ -196,8 +212,13 @@ rx_round(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, bool *full,
 			rx_one(dp, rx, index, pkts[j], now);
 		}
 	}
+	/* Every port had its turn: the next round starts at the first again. */
+	rx->port_next = 0;
 	/* Frames of our peers that arrived on other workers' ports. */
-	n = rte_ring_dequeue_burst(rx->data_ring, (void **)pkts, burst, NULL);
+	if (*budget == 0)
+		return total;
+	n = rte_ring_dequeue_burst(rx->data_ring, (void **)pkts, RTE_MIN(burst, *budget), NULL);
+	*budget -= n;
 	if (n == burst)
 		*full = true;
 	*max_batch = RTE_MAX(*max_batch, n);
@@ -219,9 +240,21 @@ sb_dp_rx_ports(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
 {
 	/* Enough rounds to empty rings of a few thousand frames. */
 	static const unsigned int max_rounds = 64;
-	unsigned int rounds = 0, total = 0;
-	bool full;
+	unsigned int rounds = 0, total = 0, room = SB_TXQ_CAP - rx->exc_txq.n, budget;
+	bool full, stuck;
 
+	/*
+	 * One iteration takes no more frames than the exception queue has room for (each frame
+	 * read gives the kernel at most one), and releases no more from the windows: the rest
+	 * waits in the ports' rings and the windows, where it is safe, instead of overflowing
+	 * the queue before the flush at the end of the iteration (exc_tx_drop; seen with
+	 * idle_sleep_max_us = 0, when one iteration read thousands of frames). Hellos share
+	 * those rings, so when the kernel side refuses frames for good (the queue stays full:
+	 * sb0 down) one burst per port still comes in and the paths stay up; frames for the
+	 * kernel that then find no room are dropped and counted, as they must be.
+	 */
+	stuck = room < dp->conf.burst;
+	budget = stuck ? dp->conf.burst * (rx->n_ports + 1) : room;
 	/*
 	 * Empty the rings before the windows judge gaps: after a stall (the lcore preempted,
 	 * a burst of arrivals) the frame that fills a gap may still sit in another port's
@@ -229,11 +262,11 @@ sb_dp_rx_ports(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
 	 */
 	do {
 		full = false;
-		total += rx_round(dp, rx, now, &full, &rx->w->max_batch);
-	} while (full && ++rounds < max_rounds);
+		total += rx_round(dp, rx, now, &full, &rx->w->max_batch, &budget);
+	} while (full && budget > 0 && ++rounds < max_rounds);
 	/* Drained every iteration, not only after arrivals: the gap timeout must fire even
 	 * when nothing comes in. */
-	release_in_order(dp, rx, now);
+	release_in_order(dp, rx, now, stuck ? UINT_MAX : SB_TXQ_CAP - (unsigned int)rx->exc_txq.n);
 	return total;
 }
 
@@ -318,14 +351,30 @@ sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 	}
 }
 
+/* Hand the exception queue to the worker's exception path queue (sb_dp_queue_flush() for
+ * sb_exc_tx_burst()): what it refuses waits at the front. */
+static void
+exc_flush(struct sb_dp *dp, struct sb_dp_rx *rx)
+{
+	struct sb_txq *q = &rx->exc_txq;
+	uint16_t sent;
+
+	if (q->n == 0)
+		return;
+	sent = sb_exc_tx_burst(dp->exc, rx->id, q->m, q->n);
+	rx->stats->exc_tx += sent;
+	if (sent < q->n)
+		memmove(q->m, q->m + sent, (q->n - sent) * sizeof(q->m[0]));
+	q->n -= sent;
+}
+
 unsigned int
 sb_dp_rx_flush(struct sb_dp *dp, struct sb_dp_rx *rx)
 {
 	uint64_t before = rx->stats->exc_tx, sent = 0;
 	unsigned int i;
 
-	sb_dp_queue_flush(dp->exc_port, rx->id, rx->exc_txq.m, &rx->exc_txq.n,
-		&rx->stats->exc_tx, NULL);
+	exc_flush(dp, rx);
 	for (i = 0; i < rx->n_ports; i++) {
 		unsigned int index = rx->ports[i];
 		uint16_t pt = dp->conf.port[index].pt_port;

@@ -189,7 +189,7 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 
 		/* Every exception queue (one per RX worker) in turn, from a rotating start. */
 		for (q = 0; q < dp->n_exc_queues && tx->n_pending == 0; q++)
-			tx->n_pending = rte_eth_rx_burst(dp->exc_port,
+			tx->n_pending = sb_exc_rx_burst(dp->exc,
 				(tx->exc_next_queue + q) % dp->n_exc_queues, tx->pending,
 				dp->conf.burst);
 		tx->exc_next_queue = (tx->exc_next_queue + 1) % dp->n_exc_queues;

@@ -61,6 +61,7 @@
 static struct rte_mempool *mp;
 static struct rte_ring *rx_ring[N_PORTS + 1], *tx_ring[N_PORTS + 1];	/* [N_PORTS]: exc */
 static uint16_t port_id[N_PORTS + 1];
+static struct sb_exc *exc;	/* port_id[N_PORTS] as the exception path */
 static bool stop;
 
 static uint16_t
@@ -100,6 +101,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	CHECK(mp != NULL, "mempool: %s", rte_strerror(rte_errno));
 	for (i = 0; i <= N_PORTS; i++)
 		port_id[i] = ring_port(i);
+	exc = sb_exc_from_port(port_id[N_PORTS], EXC_MTU, 1);
+	CHECK(exc != NULL, "exception path: %s", rte_strerror(rte_errno));
 	return 0;
 }
 
@@ -196,7 +199,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.path_loss_max_pct = 5,
 		.path_loss_window_ms = 200,
 		.n_ports = N_PORTS,
-		.exc_port = port_id[N_PORTS],
+		.exc = exc,
 		.exc_mtu = EXC_MTU,
 		.n_exc_queues = 1,
 		.n_workers = 1,

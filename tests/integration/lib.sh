@@ -92,11 +92,17 @@ sb_cleanup() {
 	exit "$rc"
 }
 
+# SEQBOND_TEST_EXCEPTION=TYPE runs the tests with that exception path type (testbed up
+# --exception TYPE) unless a test names one itself; default the testbed's (tap).
+SB_EXCEPTION=${SEQBOND_TEST_EXCEPTION:-tap}
+
 # sb_up ARGS...: `seqbond-testbed up ARGS`; torn down when the test exits.
 sb_up() {
+	local -a extra=()
+	[[ " $* " == *" --exception "* ]] || extra=(--exception "$SB_EXCEPTION")
 	SB_TB_USED=1
-	info "testbed up $*"
-	tb up "$@" || fail "testbed did not come up"
+	info "testbed up $* ${extra[*]}"
+	tb up "$@" "${extra[@]}" || fail "testbed did not come up"
 }
 
 # sb_down: tear down now (e.g. before bringing it up with other options).

@@ -12,6 +12,8 @@ Per host, from the last report in its log:
   to kernel frames released towards the kernel (in order + reordered + late delivered)
             = accepted by the exception port + its queue overflow + too big for it + still
             queued at exit
+  exception the datapath's count of frames read from and handed to the exception path equals
+            the exception path's own (exc_rx = exc_rx_frames, exc_tx = exc_tx_frames)
   tx        frames read from the kernel = unicast frames sent or dropped (no path, too big,
             queue full) + flooded frames (each once; their copies are in tx_data and the
             drops, counted by tx_flood_copies) + waiting at exit; a port taken down counts
@@ -64,6 +66,12 @@ def check(path):
     down = c["exc_tx"] + c["exc_tx_drop"] + c["exc_too_big"] + c["exc_queued"]
     if up != down:
         errors.append("released to the kernel %d != handed over/dropped/queued %d" % (up, down))
+    for dp_name, exc_name in (("exc_rx", "exc_rx_frames"), ("exc_tx", "exc_tx_frames")):
+        if c.get(exc_name) is None:
+            errors.append("no %s in the report (the exception path's counters)" % exc_name)
+        elif c[dp_name] != c[exc_name]:
+            errors.append("%s %d != exception path's %s %d" % (dp_name, c[dp_name], exc_name,
+                                                               c[exc_name]))
     tx = (c["tx_data"] + c["tx_queue_drop"] + c["tx_no_path"] + c["tx_too_big"]
           - c["tx_flood_copies"] + c["tx_flood"] + c["exc_pending"])
     if not 0 <= tx - c["exc_rx"] <= c["tx_queue_drop"]:
