@@ -8,8 +8,12 @@
 #     within 1 s, no TCP timeout.
 #  3. 2 x 100 with one-way delays 0 and 5 ms, then 0 and 10 ms, 1 ms jitter on every link:
 #     >= 95 % of the limit, no late frame at the receiver (its reorder window released every
-#     frame in order: rx_late_dropped + rx_late_delivered unchanged), receiver OFO queue
-#     below 1 % of the segments. The sender runs CUBIC (Linux's default): BBR caps what it
+#     frame in order: rx_late_dropped + rx_late_delivered unchanged), no reordering detected
+#     by the sender (TCPSACKReorder + TCPTSReorder + TCPRenoReorder at most 0.1 % of the
+#     segments; 0 measured). The receiver's OFO queue is printed beside the retransmissions:
+#     it fills only behind real losses at the bottleneck, which CUBIC overflows by design
+#     (measured: 68 retransmissions, ~2800 OFO entries; BBR: 0 and 0). The sender runs
+#     CUBIC (Linux's default) for the assertions: BBR caps what it
 #     has in flight at twice the bandwidth times the smallest RTT it saw, which is the fast
 #     path's, too little to fill a path 5-10 ms longer (docs/design.md; the BBR figure is
 #     printed, not asserted).
@@ -92,6 +96,7 @@ sb_down
 for d in 5 10; do
 	sb_up --links 2 --rate 100 --delay "0,$d" --jitter 1
 	for cc in cubic bbr; do
+		sb_nstat_reset a
 		sb_nstat_reset b
 		late0=$(($(sb_telemetry b /seqbond/info rx_late_dropped) +
 			$(sb_telemetry b /seqbond/info rx_late_delivered)))
@@ -103,16 +108,25 @@ for d in 5 10; do
 		got=$(mean_after "$SB_WORK/srv-5403.json" 2)
 		limit=$(calc "200 * $per_mbit" 1)
 		ratio=$(calc "$got / $limit" 3)
+		# The sender's reordering detections say whether TCP saw frames out of order; the
+		# receiver's OFO queue also fills behind every real loss at the emulated bottleneck
+		# (a loss-based sender overflows it by design), so it is reported beside the
+		# retransmissions rather than asserted on its own.
+		read -r reord retr < <(sb_in a env NSTAT_HISTORY="$SB_WORK/nstat.a" nstat -z \
+			TcpExtTCPSACKReorder TcpExtTCPTSReorder TcpExtTCPRenoReorder TcpRetransSegs |
+			awk '$1 ~ /Reorder$/ {r += $2} $1 == "TcpRetransSegs" {t = $2}
+			END {print r + 0, t + 0}')
 		read -r ofo segs < <(sb_in b env NSTAT_HISTORY="$SB_WORK/nstat.b" nstat -z \
 			TcpExtTCPOFOQueue TcpInSegs | awk '$1 == "TcpExtTCPOFOQueue" {o = $2}
 			$1 == "TcpInSegs" {n = $2} END {print o + 0, n + 0}')
 		info "2 x 100, delays 0 and $d ms, 1 ms jitter, $cc: $got Mbit/s from 2 s on, limit" \
-			"$limit: ratio $ratio; late frames at b $((late1 - late0)); receiver OFO" \
-			"queue ${ofo:-0} of ${segs:-0} segments"
+			"$limit: ratio $ratio; late frames at b $((late1 - late0)); sender reordering" \
+			"detections $reord, retransmitted segments $retr; receiver OFO queue $ofo of" \
+			"$segs segments"
 		[[ $cc == cubic ]] || continue
 		float_ge "$ratio" 0.95 || fail "delays 0/$d ms: ratio $ratio < 0.95"
 		((late1 == late0)) || fail "delays 0/$d ms: $((late1 - late0)) late frames at b"
-		((${ofo:-0} * 100 <= ${segs:-0})) || fail "delays 0/$d ms: OFO queue $ofo of $segs"
+		((reord * 1000 <= segs)) || fail "delays 0/$d ms: $reord reordering detections"
 	done
 	sb_down
 done
