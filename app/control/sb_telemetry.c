@@ -282,7 +282,7 @@ tel_reorder(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < s->peers.n_peers; i++) {
 		struct rte_tel_data *c;
-		char name[16];
+		char name[24];
 
 		if (lp.peer != -1 && lp.peer != (int)i)
 			continue;
@@ -315,7 +315,7 @@ tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct
 	for (k = 0; k < s->n_workers; k++) {
 		const struct sb_snap_worker *w = &s->worker[k];
 		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[16], ports[64] = "";
+		char name[24], ports[64] = "";
 		size_t len;
 
 		if (c == NULL)
