@@ -43,6 +43,8 @@
 #define RING_SIZE 1024
 #define MAX_RUNS 15
 #define CNT_OFF (RTE_ETHER_HDR_LEN + 20)	/* where the frame counter sits */
+/* The counter sits 2 bytes off a 4-byte boundary (after a 14-byte Ethernet header). */
+typedef uint32_t cnt_t __attribute__((aligned(1)));
 
 struct host {
 	struct sb_config cfg;
@@ -258,7 +260,7 @@ main(int argc, char **argv)
 		memcpy(eh->dst_addr.addr_bytes, b.cfg.mac, RTE_ETHER_ADDR_LEN);
 		memcpy(eh->src_addr.addr_bytes, a.cfg.mac, RTE_ETHER_ADDR_LEN);
 		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-		*rte_pktmbuf_mtod_offset(f, uint32_t *, CNT_OFF) = next_in++;
+		*rte_pktmbuf_mtod_offset(f, cnt_t *, CNT_OFF) = next_in++;
 		m[i] = f;
 	}
 	if (rte_ring_enqueue_burst(a.exc_in, (void **)m, inflight, NULL) != inflight)
@@ -272,7 +274,7 @@ main(int argc, char **argv)
 			now = rte_rdtsc();
 			n = rte_ring_dequeue_burst(b.exc_out, (void **)m, RTE_DIM(m), NULL);
 			for (j = 0; j < n; j++) {
-				uint32_t *cnt = rte_pktmbuf_mtod_offset(m[j], uint32_t *, CNT_OFF);
+				cnt_t *cnt = rte_pktmbuf_mtod_offset(m[j], cnt_t *, CNT_OFF);
 
 				if (rte_pktmbuf_pkt_len(m[j]) != size || *cnt != next_out)
 					bad++;

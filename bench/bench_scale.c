@@ -59,6 +59,8 @@
 #define RING_SIZE 4096
 #define FRAME_LEN 64
 #define CNT_OFF (RTE_ETHER_HDR_LEN + 20)	/* the peer's sequence number, in the payload */
+/* The counter sits 2 bytes off a 4-byte boundary (after a 14-byte Ethernet header). */
+typedef uint32_t cnt_t __attribute__((aligned(1)));
 #define NEW_OFF (CNT_OFF + 4)			/* non-zero: injected, not numbered yet */
 
 static const uint8_t our_agg[6] = { 0x02, 0x53, 0x42, 0, 0, 1 };
@@ -131,7 +133,7 @@ recycle_kernel_to_peer(void)
 static void
 peer_resend(struct rte_mbuf *m)
 {
-	uint32_t *cnt = rte_pktmbuf_mtod_offset(m, uint32_t *, CNT_OFF);
+	cnt_t *cnt = rte_pktmbuf_mtod_offset(m, cnt_t *, CNT_OFF);
 	uint8_t *fresh = rte_pktmbuf_mtod_offset(m, uint8_t *, NEW_OFF);
 	unsigned int l = peer_rx.next_link;
 	struct sb_shim shim = { .type = SB_WIRE_DATA, .flags = SB_WIRE_F_ELIDED,
