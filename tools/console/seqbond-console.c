@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -48,7 +49,8 @@ usage(FILE *f)
 		"  (none)      interactive when stdin is a terminal (TAB completes, ? lists the\n"
 		"              choices, quit or Ctrl-D leaves; seqbond keeps running), else one\n"
 		"              command per line from stdin\n"
-		"  -s SOCKET   the socket path instead of NAME (seqbond --console-socket)\n"
+		"  -s, --socket SOCKET  the socket path instead of NAME (seqbond --console-socket)\n"
+		"  -h, --help  this text\n"
 		"Exit status: 0 every command worked, 1 a command failed, 2 no session (seqbond\n"
 		"not reachable, refused, or gone before answering).\n", prog, SOCKET_DIR);
 }
@@ -369,8 +371,14 @@ main(int argc, char **argv)
 	const char *sock = NULL;
 	int opt, fd, status;
 
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
 	/* '+': options only before NAME, so that a COMMAND may contain anything. */
-	while ((opt = getopt(argc, argv, "+s:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "+s:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			sock = optarg;
