@@ -44,10 +44,15 @@ cleanup() {
 trap cleanup EXIT
 
 # links_up RATES MTU: the testbed's links (and its seqbond with scheduler $3, default edpf).
+# BENCH_LINK_SHAPE: more `up` options for every system alike, e.g. the WAN set's
+# "--delay 20,40,60 --loss 0,0,1" (the testbed's delay line, tools/linkemu).
 links_up() {
 	local rates=$1 mtu=$2 sched=${3:-edpf} n
+	local -a shape=()
+	read -r -a shape <<<"${BENCH_LINK_SHAPE:-}"
 	n=$(tr ',' '\n' <<<"$rates" | wc -l)
-	"$TB" up --links "$n" --rate "$rates" --mtu "$mtu" --scheduler "$sched" 2>"$TMP/up.log" ||
+	"$TB" up --links "$n" --rate "$rates" --mtu "$mtu" --scheduler "$sched" "${shape[@]}" \
+		2>"$TMP/up.log" ||
 		{ cat "$TMP/up.log" >&2; die "testbed up failed ($rates, mtu $mtu)"; }
 }
 
