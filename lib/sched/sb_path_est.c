@@ -6,6 +6,7 @@
 #define LIMITED_PCT 80			/* sent >= 80 % of the estimate: limited by it */
 #define DECREASE_PCT 95			/* on a standing queue: 95 % of what was delivered */
 #define INCREASE_PERMILLE 10		/* additive step: 1 % of the recent maximum */
+#define STEP_MAX_PCT 5			/* ... never above 5 % of the rate it adds to */
 
 static uint64_t
 clamp(uint64_t v, uint64_t lo, uint64_t hi)
@@ -50,6 +51,7 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 	uint64_t delivered_bps, uint32_t queue_us, uint32_t allow_us, uint64_t sent_bytes)
 {
 	uint64_t old = e->rate_bps, sent_bps, dt, step;
+	bool limited;
 	uint32_t q;
 
 	e->reports++;
@@ -77,8 +79,12 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 	e->q_prev_us = queue_us;
 	q = q > allow_us ? q - allow_us : 0;	/* what we queue on purpose is no signal */
 
+	limited = sent_bps * 100 >= e->rate_bps * LIMITED_PCT;
 	if (q > c->target_us) {
-		if (now_ns >= e->hold_until_ns && delivered_bps != 0) {
+		/* Only while we sent at the estimate: below it, what arrived was our demand, not
+		 * the path's capacity (BBR discards application-limited samples for the same
+		 * reason), and a queue we did not fill is no reason to fall to it. */
+		if (limited && now_ns >= e->hold_until_ns && delivered_bps != 0) {
 			uint64_t r = delivered_bps * DECREASE_PCT / 100;
 
 			if (r < e->rate_bps) {
@@ -90,12 +96,18 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 			 * it stood for, and at least two reports, before judging again. */
 			e->hold_until_ns = now_ns + 2 * dt + (uint64_t)q * 1000;
 		}
-	} else if (sent_bps * 100 >= e->rate_bps * LIMITED_PCT && e->rate_bps < e->cap_bps) {
+	} else if (limited && e->rate_bps < e->cap_bps) {
 		if (e->phase == SB_PATH_EST_STARTUP) {
 			e->rate_bps = clamp(e->rate_bps * 2, c->floor_bps, e->cap_bps);
 		} else {
+			uint64_t base = recent_max(e) > e->rate_bps ? recent_max(e) : e->rate_bps;
+
 			step = e->step_bps != 0 ? e->step_bps :
 				recent_max(e) * INCREASE_PERMILLE / 1000;
+			/* A cap far above the path (1 Gbit/s configured, 5 carried) must not
+			 * step past it in one report. */
+			if (step > base * STEP_MAX_PCT / 100)
+				step = base * STEP_MAX_PCT / 100;
 			if (step < c->floor_bps / 8)
 				step = c->floor_bps / 8;	/* still moves when nothing arrived */
 			e->rate_bps = clamp(e->rate_bps + step, c->floor_bps, e->cap_bps);

@@ -20,7 +20,10 @@
  *    which is the bottleneck's rate while a queue stands (BBR's delivery-rate sample, Cardwell
  *    et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016), then holds
  *    off further decreases while that queue drains. Taking the minimum of two samples keeps
- *    jitter from looking like a queue (BBR's min-filtered RTT, for the same reason);
+ *    jitter from looking like a queue (BBR's min-filtered RTT, for the same reason). Only
+ *    while we sent at least 80 % of the estimate: below that, what arrived was our demand,
+ *    not the path's capacity (BBR discards application-limited samples), and an idle path
+ *    whose delay samples wander (a stalled virtual CPU) would otherwise fall to the floor;
  *  - loss alone lowers nothing: random loss (a radio link) does not go away at a lower rate,
  *    and a drop-tail bottleneck shows a queue before it drops. A path that drops without
  *    queueing first (a policer) is left to the loss rule of lib/peer, which takes it out of
@@ -34,7 +37,9 @@
  *    "Analysis of the increase and decrease algorithms for congestion avoidance in computer
  *    networks", 1989) when their steps are equal: the same configured rate gives the same
  *    step; steps from the delivered rate are proportional to each sender's share and keep
- *    the shares where they are (docs/design.md says so);
+ *    the shares where they are (docs/design.md says so). A step is at most 5 % of the rate
+ *    it adds to, so that a cap far above the path (rate_mbit = 1000 on a 5 Mbit/s link)
+ *    does not overshoot it several times over in one report;
  *  - when we sent less than that, nothing is learnt (application limited) and nothing moves;
  *  - the estimate stays within [floor, cap]: cap is the configured rate_mbit or the port's
  *    link speed, never exceeded.

@@ -197,6 +197,29 @@ test_configured_too_high(void)
 		"estimate %" PRIu64, m.s[0].est.rate_bps);
 }
 
+/* 1 Gbit/s configured (a NIC's link speed) on a path that carries 5 Mbit/s (a shaped switch
+ * port): the additive step (1 % of the cap, 10 Mbit/s) would overshoot the path twice over
+ * in every report; at most 5 % of the rate keeps the drops small. */
+static void
+test_cap_far_above(void)
+{
+	struct sim m;
+	double out[MAX_SENDERS], sent0, drop0, share;
+
+	sim_init(&m, 1, 5e6, 1000000000, 1000000000);
+	sim_run(&m, 2 * REPORT_NS * 100, out);
+	sent0 = m.s[0].sent_bytes;
+	drop0 = m.dropped;
+	sim_run(&m, 3 * REPORT_NS * 100, out);
+	share = (m.dropped - drop0) / (m.s[0].sent_bytes - sent0);
+	printf("configured 1000, link 5: %.2f Mbit/s from 2 s to 5 s, %.2f %% of what was sent "
+		"dropped, estimate %.2f\n", mbit(out[0], 3 * REPORT_NS * 100), share * 100,
+		m.s[0].est.rate_bps / 1e6);
+	SB_CHECK(mbit(out[0], 3 * REPORT_NS * 100) >= 0.95 * 5, "%.2f",
+		mbit(out[0], 3 * REPORT_NS * 100));
+	SB_CHECK(share < 0.02, "%.2f %% dropped", share * 100);
+}
+
 /* The link drops from 100 to 20 mid-stream: within 1 s the estimate follows and the link is
  * used at >= 90 % over the following second. */
 static void
@@ -255,6 +278,19 @@ test_app_limited(void)
 	SB_CHECK(m.s[0].est.rate_bps == 100000000, "estimate %" PRIu64, m.s[0].est.rate_bps);
 	SB_CHECK(m.s[0].est.increases == 0 && m.s[0].est.decreases == 0, "%" PRIu64 "/%" PRIu64,
 		m.s[0].est.increases, m.s[0].est.decreases);
+
+	/* An idle path (hellos only) whose delay samples wander by up to 40 ms (a QEMU TCG
+	 * guest's stalled vCPU): what it delivers is its demand, not the path's capacity, so
+	 * the estimate must not fall to it (BBR ignores application-limited samples too). */
+	sim_init(&m, 1, 1000e6, UINT64_C(1000000000), UINT64_C(1000000000));
+	m.s[0].demand_bps = 50e3;
+	m.jitter_us = 20000;
+	sim_run(&m, REPORT_NS * 200, out);
+	printf("idle, delay noise 0-40 ms: estimate %.1f Mbit/s, %" PRIu64 " decreases\n",
+		m.s[0].est.rate_bps / 1e6, m.s[0].est.decreases);
+	SB_CHECK(m.s[0].est.rate_bps == UINT64_C(1000000000) && m.s[0].est.decreases == 0,
+		"estimate %" PRIu64 ", %" PRIu64 " decreases", m.s[0].est.rate_bps,
+		m.s[0].est.decreases);
 }
 
 /* Jitter of +-1 ms in every delay sample is not a queue: a link with the right rate keeps it. */
@@ -350,6 +386,7 @@ int
 main(void)
 {
 	test_configured_too_high();
+	test_cap_far_above();
 	test_capacity_drop();
 	test_startup();
 	test_app_limited();
