@@ -481,6 +481,17 @@ def run_model(args, model, image, workdir):
             return None
         for g in guests:
             wait_paths(g, n, 60)
+            # sb0 keeps the aggregate MAC (udev's MACAddressPolicy must not replace it:
+            # tools/systemd/50-seqbond-exception.link); with another MAC every frame to the
+            # host is flooded and the full-size ones cannot be carried.
+            _, out, _ = g.sh("cat /sys/class/net/sb0/address")
+            want = "02:53:42:00:00:%02x" % g.index
+            _, link, _ = g.sh("udevadm info -q property /sys/class/net/sb0 | "
+                              "sed -n 's/^ID_NET_LINK_FILE=//p'", check=False)
+            if out.strip() != want:
+                raise TestError("%s: sb0 has MAC %s, not seqbond's %s (udev .link file: %s)"
+                                % (g.name, out.strip(), want, link.strip() or "none"))
+            log("%s: sb0 MAC %s (udev .link file %s)" % (g.name, want, link.strip() or "none"))
             # The baseline NIC carries frames of at most the MTU, as sb0's ports do: no TSO
             # (which lets the kernel hand QEMU 64 KB at a time), no GSO/GRO.
             g.sh("ethtool -K $(ip -o -4 addr show to %s.0/24 | cut -d' ' -f2) tso off gso off "
