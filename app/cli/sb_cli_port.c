@@ -92,6 +92,7 @@ struct col_printer {
 	struct cmdline *cl;
 	unsigned int col;
 	const char *prefix;	/* only counters whose name starts with it; NULL: all */
+	const char *skip;	/* leave out counters whose name starts with it; NULL: none */
 };
 
 static void
@@ -100,6 +101,8 @@ print_col(const char *name, uint64_t v, void *arg)
 	struct col_printer *cp = arg;
 
 	if (cp->prefix != NULL && strncmp(name, cp->prefix, strlen(cp->prefix)) != 0)
+		return;
+	if (cp->skip != NULL && strncmp(name, cp->skip, strlen(cp->skip)) == 0)
 		return;
 	cmdline_printf(cp->cl, "%s%-20s %-12" PRIu64, cp->col == 0 ? "  " : " ", name, v);
 	if (++cp->col == 3) {
@@ -128,6 +131,19 @@ exception_stats(struct cmdline *cl, const struct sb_snapshot *s)
 	print_col("exc_pending", s->exc_pending, &cp);
 	print_col("exc_queued", s->exc_queued, &cp);
 	sb_exc_stats_foreach(&s->exc, print_col, &cp);
+	if (cp.col != 0)
+		cmdline_printf(cl, "\n");
+}
+
+/* Then the datapath's own counters (drops by cause: tx_no_path, tx_too_big, ...), under the
+ * names of /seqbond/info and the exit report. */
+static void
+datapath_stats(struct cmdline *cl, const struct sb_snapshot *s)
+{
+	struct col_printer cp = { .cl = cl, .skip = "exc_" };
+
+	cmdline_printf(cl, "datapath:\n");
+	sb_dp_stats_foreach(&s->stats, print_col, &cp);
 	if (cp.col != 0)
 		cmdline_printf(cl, "\n");
 }
@@ -161,8 +177,10 @@ cmd_show_port_parsed(void *res, struct cmdline *cl, void *data __rte_unused)
 		else
 			port_stats(cl, s, i);
 	}
-	if (idx < 0 && strcmp(r->what, "stats") == 0)
+	if (idx < 0 && strcmp(r->what, "stats") == 0) {
 		exception_stats(cl, s);
+		datapath_stats(cl, s);
+	}
 }
 
 static cmdline_parse_token_string_t cmd_show_port_show =
@@ -177,7 +195,7 @@ static cmdline_parse_token_string_t cmd_show_port_which =
 static cmdline_parse_inst_t cmd_show_port = {
 	.f = cmd_show_port_parsed,
 	.help_str = "show port info|stats all|<N>: member ports' settings or counters (stats "
-		"all: the exception path's too)",
+		"all: the exception path's and the datapath's too)",
 	.tokens = { (void *)&cmd_show_port_show, (void *)&cmd_show_port_port,
 		(void *)&cmd_show_port_what, (void *)&cmd_show_port_which, NULL },
 };

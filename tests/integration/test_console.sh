@@ -66,6 +66,8 @@ grep -q '^scheduler=edpf' <<<"$out" || fail "show config: scheduler"
 grep -qE "^exception sb0 \\($SB_EXCEPTION\\):" <<<"$out" || fail "show port stats all: exception sb0 ($SB_EXCEPTION)"
 grep -qE '^  exc_rx +[0-9]+ .*exc_tx +[0-9]+' <<<"$out" || fail "show port stats all: exc_rx, exc_tx"
 grep -qE ' exc_rx_gso +[0-9]+' <<<"$out" || fail "show port stats all: the exception path's counters"
+grep -qE '^  tx_data +[0-9]+ ' <<<"$out" && grep -qE ' tx_too_big +[0-9]+' <<<"$out" ||
+	fail "show port stats all: the datapath's counters"
 
 # Traffic moves the counters; kernel and seqbond agree on what crossed sb0.
 sb_in b iperf3 -s -1 -D >/dev/null

@@ -32,10 +32,7 @@ import time
 # Checks that need work on other branches (issue 9 items 2 and 3). They run, and what they
 # find is printed, but a failure counts as "pending" rather than failing the test until the
 # feature is merged; then remove the entry (or set SEQBOND_VM_STRICT=1 to require them all).
-PENDING = {
-    "dhcp": "issue 9 item 2, per-port passthrough sb0pN",
-    "console": "issue 9 item 3, seqbond-console",
-}
+PENDING = {}
 
 SUBNET_SB0 = "10.99.0"      # sb0 of guest a is .1, of b .2 (addresses inside the guests only)
 SUBNET_BASE = "10.98.0"     # the NIC left to the kernel for the one-NIC baseline
