@@ -23,7 +23,7 @@ TCK = os.sysconf("SC_CLK_TCK")
 ROW_FIELDS = ["system", "links", "mtu", "direction", "rep", "goodput_mbit", "goodput_ab_mbit",
               "goodput_ba_mbit", "retransmits", "ofo_queue", "sack_reorder", "ts_reorder",
               "reno_reorder", "tcp_timeouts", "mptcp_joins", "cpu_system_s", "cpu_kernel_s",
-              "seconds"]
+              "seconds", "cpu_busy_s", "cc"]
 BASE_FIELDS = ["rate", "mtu", "rep", "goodput_mbit", "retransmits"]
 FAIL_FIELDS = ["system", "t_down", "t_up", "pre_mbit", "min_after_down_mbit", "recover_s",
                "retrans_segs", "tcp_timeouts", "goodput_mbit"]
@@ -49,7 +49,10 @@ def cpu(pidfile):
         own += (int(f[11]) + int(f[12])) / TCK  # utime, stime (fields 14, 15)
     c = open("/proc/stat").readline().split()[1:]
     kern = (int(c[2]) + int(c[5]) + int(c[6])) / TCK
-    print(json.dumps({"own": own, "kernel": kern}))
+    # everything but idle and iowait: user, nice, system, irq, softirq, steal (guest time is
+    # already in user)
+    busy = sum(int(x) for i, x in enumerate(c[:8]) if i not in (3, 4)) / TCK
+    print(json.dumps({"own": own, "kernel": kern, "busy": busy}))
 
 
 def load_iperf(path):
@@ -71,7 +74,15 @@ def delta(tmp, host, key):
 def cpu_delta(tmp):
     b = json.load(open(os.path.join(tmp, "cpu.before")))
     a = json.load(open(os.path.join(tmp, "cpu.after")))
-    return a["own"] - b["own"], a["kernel"] - b["kernel"]
+    return (a["own"] - b["own"], a["kernel"] - b["kernel"],
+            a.get("busy", 0.0) - b.get("busy", 0.0))
+
+
+def default_cc():
+    try:
+        return open("/proc/sys/net/ipv4/tcp_congestion_control").read().strip()
+    except OSError:
+        return ""
 
 
 def row(path, system, rates, mtu, direction, rep, ipath, tmp):
@@ -85,7 +96,7 @@ def row(path, system, rates, mtu, direction, rep, ipath, tmp):
         retr += e["sum_sent_bidir_reverse"].get("retransmits", 0)
     receivers = ["b"] if direction == "ab" else ["a", "b"]
     senders = ["a"] if direction == "ab" else ["a", "b"]
-    own, kern = cpu_delta(tmp)
+    own, kern, busy = cpu_delta(tmp)
     append(path, ROW_FIELDS, {
         "system": system, "links": rates, "mtu": mtu, "direction": direction, "rep": rep,
         "goodput_mbit": "%.2f" % (ab + ba), "goodput_ab_mbit": "%.2f" % ab,
@@ -98,6 +109,8 @@ def row(path, system, rates, mtu, direction, rep, ipath, tmp):
         "mptcp_joins": delta(tmp, "a", "MPTcpExtMPJoinSynAckRx"),
         "cpu_system_s": "%.2f" % own, "cpu_kernel_s": "%.2f" % kern,
         "seconds": "%.1f" % e["sum_received"]["seconds"],
+        "cpu_busy_s": "%.2f" % busy,
+        "cc": os.environ.get("BENCH_CC") or default_cc(),
     })
     print("%s %s mtu %s %s rep %s: %.1f Mbit/s (%.1f + %.1f), %d retransmits" %
           (system, rates, mtu, direction, rep, ab + ba, ab, ba, retr), file=sys.stderr)
@@ -191,6 +204,8 @@ def report(rdir, doc, img, quick):
     dpr = read(os.path.join(rdir, "micro_dp.csv"))
     cg = read(os.path.join(rdir, "callgrind.csv"))
     wan = read(os.path.join(rdir, "wan.csv"))
+    ceil = read(os.path.join(rdir, "ceiling.csv"))
+    scale = read(os.path.join(rdir, "micro_scale.csv"))
 
     per_rate = {}
     for b in base:
@@ -229,7 +244,73 @@ def report(rdir, doc, img, quick):
 
     plots = make_plots(summary, fail, rdir, img)
     write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick,
-              wan_section(wan, per_rate))
+              ceiling_section(ceil) + wan_section(wan, per_rate), scale_section(scale))
+
+
+def scale_section(scale):
+    """Markdown lines for bench_scale: frames per second of the datapath on 1 and 2 lcores."""
+    if not scale:
+        return []
+    L = ["## Micro: the datapath on one and on two lcores\n",
+         "`bench/bench_scale`: one seqbond host on looped-back ring ports (4 links, 64-byte "
+         "frames, no root) and an emulated peer, traffic both ways at once as two TCP streams "
+         "would give it; every frame delivered to the kernel is checked for order and loss, and "
+         "every mbuf must come back. 1 worker does everything; with 2, a TX worker (kernel -> "
+         "peer) and an RX worker (peer -> kernel, the reorder window) on the machine's two "
+         "CPUs, frames crossing between them on rte_rings (docs/design.md, \"Lcores\"). Runs "
+         "alternate between the two; medians.\n",
+         "| workers | runs | kernel -> peer Mpps | peer -> kernel Mpps | total Mpps | "
+         "x one worker |", "|---|---|---|---|---|---|"]
+    by = {}
+    for r in scale:
+        by.setdefault(int(r["workers"]), []).append(r)
+    one = med(r["mpps_total"] for r in by.get(1, [])) if 1 in by else float("nan")
+    for w in sorted(by):
+        rs = by[w]
+        tot = med(r["mpps_total"] for r in rs)
+        L.append("| %d | %d | %s | %s | %s | %s |" % (
+            w, len(rs), fmt(med(r["mpps_kernel_to_peer"] for r in rs), 2),
+            fmt(med(r["mpps_peer_to_kernel"] for r in rs), 2), fmt(tot, 2),
+            fmt(tot / one, 2) if one == one and one else "n/a"))
+    L.append("")
+    return L
+
+
+def cpu_per_gb(r):
+    """Machine CPU seconds (busy, /proc/stat) per GB the receiver got, for one CSV row."""
+    gb = float(r["goodput_mbit"]) * float(r["seconds"]) / 8000
+    busy = r.get("cpu_busy_s")
+    return float(busy) / gb if busy not in (None, "") and gb > 0 else float("nan")
+
+
+def ceiling_section(ceil):
+    """Markdown lines for bench/run's ceiling: unshaped links, the CPU is the limit."""
+    if not ceil:
+        return []
+    L = ["## CPU-bound ceiling: unshaped links\n",
+         "4 veth links shaped at 10 Gbit/s (no real limit: the 2 CPUs are), one TCP stream "
+         "A->B, veth GRO/GSO/TSO off for every system (`bench/run --only ceiling`). `link` is "
+         "plain TCP over one of the links. CPU s/GB = the machine's busy CPU seconds "
+         "(/proc/stat: user, system, irq, softirq) during the stream per GB received; on a "
+         "shared machine an upper bound.\n",
+         "| system | links | goodput Mbit/s | / MPTCP | / one link | CPU s/GB | CPU own s | "
+         "retransmits | RTO | runs |", "|---|---|---|---|---|---|---|---|---|---|"]
+    groups = {}
+    for r in ceil:
+        groups.setdefault(r["system"], []).append(r)
+    g = {k: med(r["goodput_mbit"] for r in rs) for k, rs in groups.items()}
+    order = [x for x in ("seqbond-edpf", "mptcp", "link") if x in groups] + sorted(
+        x for x in groups if x not in ("seqbond-edpf", "mptcp", "link"))
+    for k in order:
+        rs = groups[k]
+        L.append("| %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %d |" % (
+            k, rs[0]["links"], g[k], fmt(g[k] / g["mptcp"], 2) if g.get("mptcp") else "n/a",
+            fmt(g[k] / g["link"], 2) if g.get("link") else "n/a",
+            fmt(med(cpu_per_gb(r) for r in rs), 2), fmt(med(r["cpu_system_s"] for r in rs)),
+            fmt(med(r["retransmits"] for r in rs), 0), fmt(med(r["tcp_timeouts"] for r in rs), 0),
+            len(rs)))
+    L.append("")
+    return L
 
 
 # The WAN set's per-link loss (bench/run WAN_SHAPE): part of its limit.
@@ -246,21 +327,22 @@ def wan_section(wan, per_rate):
          "Three links of different rate, delay and loss (`bench/run --only wan`): 50 Mbit/s "
          "with 20 ms, 20 Mbit/s with 40 ms, 5 Mbit/s with 60 ms and 1 % loss (one-way delays "
          "and loss in each direction, the testbed's delay line `tools/linkemu`), one TCP stream "
-         "A->B (the sender's default congestion control). Limit = the sum of rate x (1 - loss) "
+         "A->B, with the machine's default congestion control and with CUBIC. Limit = the sum of rate x (1 - loss) "
          "x one 100 Mbit/s link's goodput / 100.\n",
-         "| system | links | goodput Mbit/s | limit | % of limit | retransmits | OFO | "
-         "SACK/TS reorder | RTO | runs |", "|---|---|---|---|---|---|---|---|---|---|"]
+         "| system | links | congestion control | goodput Mbit/s | limit | % of limit | "
+         "retransmits | OFO | SACK/TS reorder | RTO | runs |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
     eff = per_rate.get(("100", "1500"))
     groups = {}
     for r in wan:
-        groups.setdefault((r["system"], r["links"]), []).append(r)
-    for (sysname, links), rs in sorted(groups.items()):
+        groups.setdefault((r["system"], r["links"], r.get("cc") or "?"), []).append(r)
+    for (sysname, links, cc), rs in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][0])):
         g = med(r["goodput_mbit"] for r in rs)
         rates = [float(x) for x in links.split(",")]
         loss = WAN_LOSS.get(links, (0.0,) * len(rates))
         lim = sum(r * (1 - l) for r, l in zip(rates, loss)) * eff / 100 if eff else float("nan")
-        L.append("| %s | %s | %.1f | %.1f | %.1f %% | %s | %s | %s/%s | %s | %d |" % (
-            sysname, links, g, lim, 100 * g / lim if lim == lim and lim else float("nan"),
+        L.append("| %s | %s | %s | %.1f | %.1f | %.1f %% | %s | %s | %s/%s | %s | %d |" % (
+            sysname, links, cc, g, lim, 100 * g / lim if lim == lim and lim else float("nan"),
             fmt(med(r["retransmits"] for r in rs), 0), fmt(med(r["ofo_queue"] for r in rs), 0),
             fmt(med(r["sack_reorder"] for r in rs), 0), fmt(med(r["ts_reorder"] for r in rs), 0),
             fmt(med(r["tcp_timeouts"] for r in rs), 0), len(rs)))
@@ -356,7 +438,8 @@ def fmt(v, nd=1):
     return ("%%.%df" % nd) % v
 
 
-def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_lines=()):
+def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_lines=(),
+              scale_lines=()):
     L = []
     L.append("# Benchmarks\n")
     L.append("Generated by `bench/run%s` from the CSV files in `bench/results/`; the text around "
@@ -511,13 +594,14 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
                 "%.1f" % (float(s["ns_per_stage"]) / float(mac["ns_per_frame"])) if mac
                 else "n/a"))
         L.append("")
+    L.extend(scale_lines)
     if not quick:
         L.extend(not_run(summary, fail))
     L.append("## How to run\n")
     L.append("```\nmeson setup build && ninja -C build\nbench/run            # everything "
              "(long: about 1 h 30 min with MTU 9000 and --bidir)\nbench/run --quick    # "
              "every piece once, cheaply (CI; < 3 min)\n```\n")
-    L.append("`bench/run --only macro|failover|micro`, `--mtu 1500`, `--dir ab` restrict a run; "
+    L.append("`bench/run --only macro|ceiling|wan|failover|micro`, `--mtu 1500`, `--dir ab` restrict a run; "
              "results accumulate per run in `bench/results/` (the previous run's files are "
              "replaced, or kept and added to with `--append`; `--systems`, `--links-sets` "
              "narrow it further). Every throughput measurement holds `flock /tmp/seqbond-net.lock`.\n")

@@ -7,7 +7,8 @@
 #   macro.sh failover SYSTEM TIME CSV JSONDIR
 #   macro.sh check SYSTEM RATES MTU        (bring it up, ping across it, tear down: no load)
 #
-# SYSTEM: seqbond-rr|seqbond-drr|seqbond-edpf|bond-rr|bond-xor|bond-8023ad|mptcp
+# SYSTEM: seqbond-rr|seqbond-drr|seqbond-edpf|bond-rr|bond-xor|bond-8023ad|mptcp|link
+# (link: plain TCP over the first link alone, the testbed's addresses 10.97.0.x)
 # RATES: comma list of Mbit/s (one per link); DIR: ab (A->B) or bidir (iperf3 --bidir).
 # Every system runs on links made by tools/seqbond-testbed (same veths, same tbf): the
 # anchors stop the testbed's seqbond and use the links themselves.
@@ -44,12 +45,13 @@ cleanup() {
 trap cleanup EXIT
 
 # links_up RATES MTU: the testbed's links (and its seqbond with scheduler $3, default edpf).
-# BENCH_LINK_SHAPE: more `up` options for every system alike, e.g. the WAN set's
-# "--delay 20,40,60 --loss 0,0,1" (the testbed's delay line, tools/linkemu).
+# BENCH_UP_EXTRA: more `up` options for every system alike, e.g. the WAN set's
+# "--delay 20,40,60 --loss 0,0,1" (the testbed's delay line, tools/linkemu), or
+# "--exception tap-vnet".
 links_up() {
 	local rates=$1 mtu=$2 sched=${3:-edpf} n
 	local -a shape=()
-	read -r -a shape <<<"${BENCH_LINK_SHAPE:-}"
+	read -r -a shape <<<"${BENCH_UP_EXTRA:-}"
 	n=$(tr ',' '\n' <<<"$rates" | wc -l)
 	"$TB" up --links "$n" --rate "$rates" --mtu "$mtu" --scheduler "$sched" "${shape[@]}" \
 		2>"$TMP/up.log" ||
@@ -170,6 +172,14 @@ system_up() {
 		mptcp_up "$rates"
 		WRAP=(mptcpize run)
 		SERVER=10.97.0.2 ;;
+	link)
+		links_up "$rates" "$mtu"
+		stop_seqbond
+		ip -n "$NS-a" addr add 10.97.0.1/24 dev sbA0
+		ip -n "$NS-b" addr add 10.97.0.2/24 dev sbB0
+		ip netns exec "$NS-a" ping -q -c 1 -W 2 10.97.0.2 >/dev/null || die "link: no ping"
+		: >"$TMP/cpu-pids"
+		SERVER=10.97.0.2 ;;
 	*) die "unknown system $sys" ;;
 	esac
 }
@@ -186,6 +196,8 @@ iperf_once() {
 	local t=$1 dir=$2 json=$3 iv=${4:-1} spid rc=0
 	local -a extra=() sextra=()
 	[[ $dir == bidir ]] && extra=(--bidir)
+	# BENCH_CC: the sender's congestion control (iperf3 -C), else the namespace's default
+	[[ -z ${BENCH_CC:-} ]] || extra+=(-C "$BENCH_CC")
 	# short intervals (failover): the client's own intervals count bytes written to its
 	# socket, not bytes delivered; the server's (receiver's) intervals are the goodput, and
 	# the server reports them at its own -i, in JSON only with its own -J.

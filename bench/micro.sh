@@ -4,6 +4,8 @@
 #   callgrind.csv      the same under valgrind --tool=callgrind: instructions per frame
 #   micro_dp.csv       bench_dp (seqbond's datapath, 2 hosts on ring ports) and dpdk-testpmd
 #                      io forwarding on looped net_ring ports, 64 and 1500-byte frames
+#   micro_scale.csv    bench_scale: one host's datapath on 1 and on 2 lcores (a TX and an RX
+#                      worker), traffic both ways, runs alternating so that drift hits both
 # Exits non-zero when a harness piece fails (a wrong release count, a lost frame, a tool
 # that does not run); never because of a number.
 set -euo pipefail
@@ -15,13 +17,16 @@ EAL=(--no-huge -m 512 --no-shconf --no-pci -l 1 --log-level=lib.eal:error --log-
 TMP=$(mktemp -d /tmp/bn-micro.XXXXXX)
 # EAL leaves a runtime directory per file prefix behind (even with --no-shconf): remove ours.
 if ((EUID == 0)); then RUNDIR=/var/run/dpdk; else RUNDIR=${XDG_RUNTIME_DIR:-/tmp}/dpdk; fi
-trap 'rm -rf "$TMP" "$RUNDIR"/bn-mr "$RUNDIR"/bn-cg "$RUNDIR"/bn-dp "$RUNDIR"/bn-tp' EXIT
+trap 'rm -rf "$TMP" "$RUNDIR"/bn-mr "$RUNDIR"/bn-cg "$RUNDIR"/bn-dp "$RUNDIR"/bn-tp \
+	"$RUNDIR"/bn-sc' EXIT
 note() { echo "micro: $*" >&2; }
 
 if [[ $QUICK == --quick ]]; then
 	FRAMES=65536 RUNS=3 DP_SECONDS=0.3 TP_SECONDS=1 CG_TRACES="inorder loss1pct_disp8"
+	SC_RUNS=1 SC_SECONDS=1
 else
 	FRAMES=1048576 RUNS=7 DP_SECONDS=1 TP_SECONDS=2 CG_TRACES="inorder disp8 disp64 disp512 loss1pct_disp8"
+	SC_RUNS=5 SC_SECONDS=3
 fi
 
 # (a) reorder engines
@@ -87,3 +92,17 @@ PY
 	done
 done
 note "datapath: done"
+
+# (c) datapath lcores: 1 worker (EAL lcore 1 on CPU 1), then 2 (lcores 1 and 2 on CPUs 0 and
+# 1; the main lcore, which only sends the peer's hellos, shares CPU 0), alternating.
+echo "what,workers,links,seconds,mpps_kernel_to_peer,mpps_peer_to_kernel,mpps_total" \
+	>"$OUT/micro_scale.csv"
+for _ in $(seq "$SC_RUNS"); do
+	for lc in 0@0,1@1 0@0,1@0,2@1; do
+		"$BUILD/bench/bench_scale" --no-huge -m 512 --no-shconf --no-pci --lcores "$lc" \
+			--log-level=lib.eal:error --log-level='.*:warning' --file-prefix bn-sc -- \
+			--seconds "$SC_SECONDS" --csv "$OUT/micro_scale.csv" \
+			2> >(grep -v -e TELEMETRY -e 'seqbond.peer' >&2) >/dev/null
+	done
+done
+note "lcores: done"
