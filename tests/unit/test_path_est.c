@@ -47,6 +47,7 @@ struct sim {
 	uint32_t jitter_us;	/* queueing-delay noise, 0..2 x jitter */
 	double loss;		/* share of what is sent lost on the way, at random */
 	uint32_t allow_us;	/* queueing the sender builds on purpose */
+	uint32_t shift_us;	/* delay added to every sample (a longer route), not a queue */
 	uint64_t now;
 	uint64_t next_report;
 	unsigned int n;
@@ -141,6 +142,7 @@ sim_run(struct sim *m, uint64_t ns, double out_bytes[MAX_SENDERS])
 
 			if (m->jitter_us != 0)
 				qus += (uint32_t)(rand() % (2 * m->jitter_us + 1));
+			qus += m->shift_us;
 			for (i = 0; i < m->n; i++) {
 				struct sender *s = &m->s[i];
 
@@ -218,6 +220,24 @@ test_cap_far_above(void)
 	SB_CHECK(mbit(out[0], 3 * REPORT_NS * 100) >= 0.95 * 5, "%.2f",
 		mbit(out[0], 3 * REPORT_NS * 100));
 	SB_CHECK(share < 0.02, "%.2f %% dropped", share * 100);
+}
+
+/* The route gets 5 ms longer mid-stream (every delay sample 5 ms higher until the peer's
+ * windowed minimum forgets the old one): nothing queues, everything sent arrives, so the
+ * estimate must stay; lowering it to what arrives, again and again, spiralled to the floor. */
+static void
+test_delay_step(void)
+{
+	struct sim m;
+	double out[MAX_SENDERS];
+
+	sim_init(&m, 1, 100e6, 100000000, 100000000);
+	sim_run(&m, REPORT_NS * 100, out);
+	m.shift_us = 5000;
+	sim_run(&m, REPORT_NS * 300, out);
+	printf("delay +5 ms: %.2f Mbit/s over 3 s, estimate %.2f, %" PRIu64 " decreases\n",
+		mbit(out[0], REPORT_NS * 300), m.s[0].est.rate_bps / 1e6, m.s[0].est.decreases);
+	SB_CHECK(mbit(out[0], REPORT_NS * 300) >= 90, "%.2f", mbit(out[0], REPORT_NS * 300));
 }
 
 /* The link drops from 100 to 20 mid-stream: within 1 s the estimate follows and the link is
@@ -387,6 +407,7 @@ main(void)
 {
 	test_configured_too_high();
 	test_cap_far_above();
+	test_delay_step();
 	test_capacity_drop();
 	test_startup();
 	test_app_limited();

@@ -330,8 +330,14 @@ batch(int fd, int argc, char **argv)
 		}
 		if ((pfd[0].revents & POLLOUT) && b.out_len > 0) {
 			n = write(fd, b.out, b.out_len);
-			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				break;
+			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				/* Closed by seqbond (refused, or going away): stop sending
+				 * and read what it said before it closed. */
+				b.out_len = 0;
+				b.input_done = true;
+				shut = true;
+				continue;
+			}
 			if (n > 0) {
 				memmove(b.out, b.out + n, b.out_len - n);
 				b.out_len -= n;
@@ -408,6 +414,9 @@ main(int argc, char **argv)
 			return EXIT_TROUBLE;
 		sock = path;
 	}
+	/* seqbond may close the session while we write (a 17th client is refused, a daemon
+	 * stops): a write then fails with EPIPE, handled, instead of killing us. */
+	signal(SIGPIPE, SIG_IGN);
 	fd = connect_to(sock);
 	if (fd < 0)
 		return EXIT_TROUBLE;
