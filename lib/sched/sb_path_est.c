@@ -5,7 +5,7 @@
 #define MAX_BUCKET_NS NS_PER_S		/* delivered-rate maximum: two buckets of 1 s */
 #define LIMITED_PCT 80			/* sent >= 80 % of the estimate: limited by it */
 #define DECREASE_PCT 95			/* on a standing queue: 95 % of what was delivered */
-#define OVERDRIVE_PCT 102		/* sent above 102 % of delivered: the queue grows */
+#define OVERDRIVE_PCT 110		/* sent above 110 % of delivered: the queue grows */
 #define INCREASE_PERMILLE 10		/* additive step: 1 % of the recent maximum */
 #define STEP_MAX_PCT 5			/* ... never above 5 % of the rate it adds to */
 
@@ -83,15 +83,16 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 	limited = sent_bps * 100 >= e->rate_bps * LIMITED_PCT;
 	/* We put more on the path than came out of it: the queue is growing, and ours. */
 	overdriven = sent_bps * 100 > delivered_bps * OVERDRIVE_PCT;
-	if (q > c->target_us) {
-		/* Only while we sent at the estimate: below it, what arrived was our demand, not
-		 * the path's capacity (BBR discards application-limited samples for the same
-		 * reason), and a queue we did not fill is no reason to fall to it. And only
-		 * while we send more than arrives: a queue that stands while everything we send
-		 * arrives is not growing (a longer route looks the same until the windowed
-		 * minimum forgets the old delay, 10-20 s), and lowering the rate to what arrives
-		 * again and again would spiral down to the floor. */
-		if (limited && overdriven && now_ns >= e->hold_until_ns && delivered_bps != 0) {
+	/* A decrease only while we sent at the estimate: below it, what arrived was our
+	 * demand, not the path's capacity (BBR discards application-limited samples for the
+	 * same reason), and a queue we did not fill is no reason to fall to it. And only while
+	 * we send clearly more than arrives: a queue that stands while what we send arrives is
+	 * not growing (a longer route looks the same until the windowed minimum forgets the old
+	 * delay, 10-20 s); lowering the rate to what arrives on the noise of two rates measured
+	 * on two clocks, with no increase in between, spiralled down to the floor. Such a
+	 * queue lets the estimate grow, and a real one then grows with it and is caught. */
+	if (q > c->target_us && (now_ns < e->hold_until_ns || (limited && overdriven))) {
+		if (now_ns >= e->hold_until_ns && delivered_bps != 0) {
 			uint64_t r = delivered_bps * DECREASE_PCT / 100;
 
 			if (r < e->rate_bps) {

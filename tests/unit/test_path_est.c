@@ -100,11 +100,16 @@ sim_run(struct sim *m, uint64_t ns, double out_bytes[MAX_SENDERS])
 	while (m->now < end) {
 		double q, room, serve, step_s = STEP_NS / 1e9;
 
-		/* Senders pace at their estimates (or their demand, when smaller). */
+		/* Senders pace at their estimates (or their demand, when smaller). What arrives
+		 * at a full drop-tail queue in one step is dropped in proportion to what each
+		 * sent, as interleaved arrivals would be (not first come, first kept). */
+		double offer[MAX_SENDERS], total = 0, keep;
+
 		for (i = 0; i < m->n; i++) {
 			struct sender *s = &m->s[i];
 			double rate = (double)s->est.rate_bps, b;
 
+			offer[i] = 0;
 			if (!s->active)
 				continue;
 			if (s->demand_bps > 0 && s->demand_bps < rate)
@@ -112,15 +117,16 @@ sim_run(struct sim *m, uint64_t ns, double out_bytes[MAX_SENDERS])
 			b = rate * step_s / 8;
 			s->sent_bytes += b;
 			b *= 1 - m->loss * (0.5 + (double)rand() / RAND_MAX);
-			q = queue_total(m);
-			room = m->cap_bps * m->buffer_s / 8 - q;
-			if (room < 0)
-				room = 0;
-			if (b > room) {
-				m->dropped += b - room;
-				b = room;
-			}
-			s->queued += b;
+			offer[i] = b;
+			total += b;
+		}
+		room = m->cap_bps * m->buffer_s / 8 - queue_total(m);
+		if (room < 0)
+			room = 0;
+		keep = total > room ? room / total : 1;
+		for (i = 0; i < m->n; i++) {
+			m->dropped += offer[i] * (1 - keep);
+			m->s[i].queued += offer[i] * keep;
 		}
 		/* The bottleneck serves the queue FIFO: shares in proportion to what is queued. */
 		q = queue_total(m);
