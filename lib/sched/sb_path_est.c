@@ -83,15 +83,16 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 	limited = sent_bps * 100 >= e->rate_bps * LIMITED_PCT;
 	/* We put more on the path than came out of it: the queue is growing, and ours. */
 	overdriven = sent_bps * 100 > delivered_bps * OVERDRIVE_PCT;
-	/* A decrease only while we sent at the estimate: below it, what arrived was our
-	 * demand, not the path's capacity (BBR discards application-limited samples for the
-	 * same reason), and a queue we did not fill is no reason to fall to it. And only while
-	 * we send clearly more than arrives: a queue that stands while what we send arrives is
-	 * not growing (a longer route looks the same until the windowed minimum forgets the old
-	 * delay, 10-20 s); lowering the rate to what arrives on the noise of two rates measured
-	 * on two clocks, with no increase in between, spiralled down to the floor. Such a
-	 * queue lets the estimate grow, and a real one then grows with it and is caught. */
-	if (q > c->target_us && (now_ns < e->hold_until_ns || (limited && overdriven))) {
+	/* A decrease only while we send clearly more than arrives (110 %): then the queue is
+	 * growing, and it is ours. A queue that stands while what we send arrives is not:
+	 * a longer route looks the same until the peer's windowed minimum forgets the old
+	 * delay (10-20 s), and an idle path's delay samples wander when a virtual CPU stalls;
+	 * lowering the rate to what arrives, report after report, spiralled down to the floor
+	 * in both cases. Such a queue lets the estimate grow, and a real one then grows with
+	 * it and is caught. Whether we sent at the estimate does not matter here: one slow
+	 * path holds the whole stream back, so it may carry less than its estimate and still
+	 * be the one to slow down. */
+	if (q > c->target_us && (now_ns < e->hold_until_ns || overdriven)) {
 		if (now_ns >= e->hold_until_ns && delivered_bps != 0) {
 			uint64_t r = delivered_bps * DECREASE_PCT / 100;
 

@@ -21,14 +21,13 @@
  *    et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016), then holds
  *    off further decreases while that queue drains. Taking the minimum of two samples keeps
  *    jitter from looking like a queue (BBR's min-filtered RTT, for the same reason). Only
- *    while we sent at least 80 % of the estimate: below that, what arrived was our demand,
- *    not the path's capacity (BBR discards application-limited samples), and an idle path
- *    whose delay samples wander (a stalled virtual CPU) would otherwise fall to the floor.
- *    And only while we sent more than 102 % of what arrived: a queue that stands while all
- *    we send arrives is not growing; a route that became longer looks like one until the
- *    peer's windowed minimum forgets the old delay (10-20 s), and lowering the rate to what
- *    arrives, again and again, spiralled down to the floor (4 links given 5 ms more each
- *    mid-run: 16.5 of 380 Mbit/s);
+ *    while we sent more than 110 % of what arrived, that is while the queue grows: a queue
+ *    that stands while all we send arrives is not ours to drain. A route that became longer
+ *    looks like one until the peer's windowed minimum forgets the old delay (10-20 s), and
+ *    an idle path's delay samples wander when a virtual CPU stalls; lowering the rate to
+ *    what arrives, again and again, spiralled down to the floor in both cases (4 links given
+ *    5 ms more each mid-run: 16.5 of 380 Mbit/s; a QEMU guest: 0 Mbit/s). Such a queue
+ *    lets the estimate grow like no queue, and a real one then grows with it;
  *  - loss alone lowers nothing: random loss (a radio link) does not go away at a lower rate,
  *    and a drop-tail bottleneck shows a queue before it drops. A path that drops without
  *    queueing first (a policer) is left to the loss rule of lib/peer, which takes it out of
