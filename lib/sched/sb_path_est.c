@@ -5,7 +5,9 @@
 #define MAX_BUCKET_NS NS_PER_S		/* delivered-rate maximum: two buckets of 1 s */
 #define LIMITED_PCT 80			/* sent >= 80 % of the estimate: limited by it */
 #define DECREASE_PCT 95			/* on a standing queue: 95 % of what was delivered */
-#define OVERDRIVE_PCT 110		/* sent above 110 % of delivered: the queue grows */
+#define QMIN_BUCKET_NS NS_PER_S		/* queue floor: two buckets of 1 s */
+#define BUSY_PCT 10			/* sent < 10 % of the estimate: idle, no decrease */
+#define OVERDRIVE_PCT 110		/* sent > 110 % of delivered: the queue is ours */
 #define INCREASE_PERMILLE 10		/* additive step: 1 % of the recent maximum */
 #define STEP_MAX_PCT 5			/* ... never above 5 % of the rate it adds to */
 
@@ -27,6 +29,8 @@ sb_path_est_init(struct sb_path_est *e, const struct sb_path_est_conf *c, uint64
 	e->rate_bps = clamp(start_bps, c->floor_bps, e->cap_bps);
 	e->phase = e->rate_bps >= e->cap_bps ? SB_PATH_EST_STEADY : SB_PATH_EST_STARTUP;
 	e->max_epoch_ns = now_ns;
+	e->qmin_us[0] = e->qmin_us[1] = UINT32_MAX;
+	e->qmin_epoch_ns = now_ns;
 }
 
 void
@@ -52,7 +56,8 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 	uint64_t delivered_bps, uint32_t queue_us, uint32_t allow_us, uint64_t sent_bytes)
 {
 	uint64_t old = e->rate_bps, sent_bps, dt, step;
-	bool limited, overdriven;
+	uint32_t qfloor;
+	bool limited, busy, overdriven;
 	uint32_t q;
 
 	e->reports++;
@@ -78,21 +83,32 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 	/* A queue that stood through two reports, not one delayed sample (jitter). */
 	q = queue_us < e->q_prev_us ? queue_us : e->q_prev_us;
 	e->q_prev_us = queue_us;
+	/* ... above the smallest of the last 1-2 s: a queue we build is drained by the
+	 * decrease within that, while a longer route stays (the peer's minimum would take
+	 * 10-20 s to forget the shorter one). */
+	if (now_ns - e->qmin_epoch_ns >= QMIN_BUCKET_NS) {
+		e->qmin_us[1] = e->qmin_us[0];
+		e->qmin_us[0] = UINT32_MAX;
+		e->qmin_epoch_ns = now_ns;
+	}
+	if (queue_us < e->qmin_us[0])
+		e->qmin_us[0] = queue_us;
+	qfloor = e->qmin_us[0] < e->qmin_us[1] ? e->qmin_us[0] : e->qmin_us[1];
 	q = q > allow_us ? q - allow_us : 0;	/* what we queue on purpose is no signal */
+	/* While we send clearly more than arrives the queue is ours whatever its floor (a
+	 * link far slower than its estimate from the start); otherwise only what stands above
+	 * the floor counts. */
+	overdriven = sent_bps * 100 > delivered_bps * OVERDRIVE_PCT;
+	if (!overdriven)
+		q = q > qfloor ? q - qfloor : 0;
 
 	limited = sent_bps * 100 >= e->rate_bps * LIMITED_PCT;
-	/* We put more on the path than came out of it: the queue is growing, and ours. */
-	overdriven = sent_bps * 100 > delivered_bps * OVERDRIVE_PCT;
-	/* A decrease only while we send clearly more than arrives (110 %): then the queue is
-	 * growing, and it is ours. A queue that stands while what we send arrives is not:
-	 * a longer route looks the same until the peer's windowed minimum forgets the old
-	 * delay (10-20 s), and an idle path's delay samples wander when a virtual CPU stalls;
-	 * lowering the rate to what arrives, report after report, spiralled down to the floor
-	 * in both cases. Such a queue lets the estimate grow, and a real one then grows with
-	 * it and is caught. Whether we sent at the estimate does not matter here: one slow
-	 * path holds the whole stream back, so it may carry less than its estimate and still
-	 * be the one to slow down. */
-	if (q > c->target_us && (now_ns < e->hold_until_ns || overdriven)) {
+	/* An idle path (hellos only) learns nothing: its delay samples wander when a virtual
+	 * CPU stalls, and what arrives is our demand, not what the path carries. A path that
+	 * carries less than its estimate but more than that (one slow path holds the whole
+	 * stream back) may well be the one to slow down. */
+	busy = sent_bps * 100 >= e->rate_bps * BUSY_PCT;
+	if (q > c->target_us && busy) {
 		if (now_ns >= e->hold_until_ns && delivered_bps != 0) {
 			uint64_t r = delivered_bps * DECREASE_PCT / 100;
 

@@ -20,14 +20,17 @@
  *    which is the bottleneck's rate while a queue stands (BBR's delivery-rate sample, Cardwell
  *    et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016), then holds
  *    off further decreases while that queue drains. Taking the minimum of two samples keeps
- *    jitter from looking like a queue (BBR's min-filtered RTT, for the same reason). Only
- *    while we sent more than 110 % of what arrived, that is while the queue grows: a queue
- *    that stands while all we send arrives is not ours to drain. A route that became longer
- *    looks like one until the peer's windowed minimum forgets the old delay (10-20 s), and
- *    an idle path's delay samples wander when a virtual CPU stalls; lowering the rate to
- *    what arrives, again and again, spiralled down to the floor in both cases (4 links given
- *    5 ms more each mid-run: 16.5 of 380 Mbit/s; a QEMU guest: 0 Mbit/s). Such a queue
- *    lets the estimate grow like no queue, and a real one then grows with it;
+ *    jitter from looking like a queue (BBR's min-filtered RTT, for the same reason). The
+ *    queue is counted above the smallest one of the last 1-2 s: a route that became
+ *    longer looks like a standing queue until the peer's windowed minimum forgets the old
+ *    delay (10-20 s), and lowering the rate to what arrives, report after report, spiralled
+ *    down to the floor (4 links given 5 ms more each mid-run: 16.5 of 380 Mbit/s); a queue
+ *    we build is drained by the decrease within that time, so its minimum stays low, and
+ *    while we send more than 110 % of what arrives the whole queue is ours (a link far
+ *    slower than its estimate from the start never shows a low minimum). And
+ *    only while we send at least 10 % of the estimate: an idle path's delay samples wander
+ *    when a virtual CPU stalls (a QEMU guest), and its hellos are no measure of the path
+ *    (it fell to the floor and starved the next TCP stream: 0 Mbit/s);
  *  - loss alone lowers nothing: random loss (a radio link) does not go away at a lower rate,
  *    and a drop-tail bottleneck shows a queue before it drops. A path that drops without
  *    queueing first (a policer) is left to the loss rule of lib/peer, which takes it out of
@@ -83,6 +86,9 @@ struct sb_path_est {
 	uint64_t hold_until_ns;	/**< No decrease before this (the last one still drains). */
 	uint64_t max_bps[2];	/**< Largest delivered rate: this 1 s bucket and the last one. */
 	uint64_t max_epoch_ns;	/**< Start of the current bucket. */
+	uint32_t qmin_us[2];	/**< Smallest queueing delay: this 500 ms bucket and the last
+				 *   (UINT32_MAX: none yet). */
+	uint64_t qmin_epoch_ns;	/**< Start of the current bucket. */
 	/* Counters (console, telemetry). */
 	uint64_t reports;	/**< Reports taken. */
 	uint64_t decreases;	/**< Times a standing queue lowered the estimate. */
