@@ -365,6 +365,7 @@ datapath_down(struct app *a)
 		return;
 	/* The lcores have returned (the launch step is torn down first): read them directly. */
 	MAIN_LOG(INFO, "stopping");
+	sb_dp_settle(a->dp, rte_rdtsc());
 	memset(&snap, 0, sizeof(snap));
 	for (k = 0; k < sb_dp_n_workers(a->dp); k++)
 		sb_dp_snapshot(a->dp, k, &snap, rte_rdtsc());

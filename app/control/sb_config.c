@@ -208,6 +208,18 @@ key_idle_sleep(struct cfg_ctx *x)
 }
 
 static int
+key_idle_deep_sleep(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 100000, &x->c->idle_deep_sleep_us);
+}
+
+static int
+key_idle_deep_after(struct cfg_ctx *x)
+{
+	return parse_u32(x, 1, 600000, &x->c->idle_deep_after_ms);
+}
+
+static int
 key_probe_interval(struct cfg_ctx *x)
 {
 	return parse_u32(x, 0, 60000, &x->c->mtu_probe_interval_ms);
@@ -297,6 +309,8 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "tx_desc", key_tx_desc },
 	{ "initial_seq", key_initial_seq },
 	{ "idle_sleep_max_us", key_idle_sleep },
+	{ "idle_deep_sleep_us", key_idle_deep_sleep },
+	{ "idle_deep_after_ms", key_idle_deep_after },
 	{ "mtu_probe_interval_ms", key_probe_interval },
 	{ "path_loss_max_pct", key_loss_max },
 	{ "path_loss_window_ms", key_loss_window },
@@ -382,6 +396,8 @@ sb_config_defaults(struct sb_config *c)
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
 	c->idle_sleep_max_us = 100;
+	c->idle_deep_sleep_us = 1000;
+	c->idle_deep_after_ms = 200;
 	c->mtu_probe_interval_ms = 200;
 	c->path_loss_max_pct = 5;
 	c->path_loss_window_ms = 1000;
@@ -751,6 +767,8 @@ sb_config_save(const struct sb_config *c, const char *file)
 	if (c->initial_seq_set)
 		set_u(cfg, "seqbond", "initial_seq", c->initial_seq);
 	set_u(cfg, "seqbond", "idle_sleep_max_us", c->idle_sleep_max_us);
+	set_u(cfg, "seqbond", "idle_deep_sleep_us", c->idle_deep_sleep_us);
+	set_u(cfg, "seqbond", "idle_deep_after_ms", c->idle_deep_after_ms);
 	set_u(cfg, "seqbond", "mtu_probe_interval_ms", c->mtu_probe_interval_ms);
 	set_u(cfg, "seqbond", "path_loss_max_pct", c->path_loss_max_pct);
 	set_u(cfg, "seqbond", "path_loss_window_ms", c->path_loss_window_ms);
@@ -829,6 +847,8 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.initial_seq_set = c->initial_seq_set,
 		.initial_seq = c->initial_seq,
 		.idle_sleep_max_us = c->idle_sleep_max_us,
+		.idle_deep_sleep_us = c->idle_deep_sleep_us,
+		.idle_deep_after_ms = c->idle_deep_after_ms,
 		.mtu_probe_interval_ms = c->mtu_probe_interval_ms,
 		.path_loss_max_pct = c->path_loss_max_pct,
 		.path_loss_window_ms = c->path_loss_window_ms,

@@ -49,6 +49,9 @@ struct sb_config {
 	bool initial_seq_set;		/**< Tests start sequence numbers at a chosen value. */
 	uint32_t initial_seq;
 	uint32_t idle_sleep_max_us;	/**< Longest nap of an idle datapath lcore. */
+	uint32_t idle_deep_sleep_us;	/**< Its nap once nothing but hellos moved for
+					 *   idle_deep_after_ms (0: never deeper). */
+	uint32_t idle_deep_after_ms;
 	uint32_t mtu_probe_interval_ms;	/**< Full-size probes per port; 0: none. */
 	uint32_t path_loss_max_pct;	/**< A path losing more leaves the stripe; 0: never. */
 	uint32_t path_loss_window_ms;	/**< ... measured over this span. */

@@ -24,27 +24,54 @@ sb_dp_free_mbuf(void *obj, void *arg __rte_unused)
 	rte_pktmbuf_free(obj);
 }
 
+/* Frames this worker moved that were not hellos: what says the host is in use. */
+static uint64_t
+worker_activity(const struct sb_dp_stats *st)
+{
+	return st->exc_rx + st->rx_data + st->rx_foreign + st->tx_passthrough + st->rx_forwarded;
+}
+
 /*
  * Nap between polls unless the last poll found a queue at least half a burst deep: an idle
  * or lightly loaded datapath then gives its core back (the machines seqbond runs on also
  * run the TCP stacks it serves), and each poll finds bigger batches. The nap grows by 1 us
  * per light poll up to idle_sleep_max_us and drops to zero at the first deep queue, as
  * Open vSwitch's PMD load-based sleep does.
+ *
+ * Deep idle: once the worker has moved nothing but hellos for idle_deep_after_ms, it naps
+ * idle_deep_sleep_us instead (1 ms by default), so that an idle appliance wakes about a
+ * thousand times a second rather than ten thousand; a cluster's hellos (every port hears
+ * every host's, hello_interval_ms apart) are then read in small batches. The first frame
+ * that is not a hello ends deep idle; it waits at most one deep nap. No driver in use here
+ * (af_packet, the TAP PMD, our TUN fd) would let a wake-up on arrival replace the naps for
+ * every port, and hellos would wake it constantly anyway.
  */
 static void
-load_based_sleep(struct sb_dp_worker *w, unsigned int *nap_us)
+load_based_sleep(struct sb_dp_worker *w, uint64_t now, unsigned int *nap_us)
 {
 	const struct sb_dp_conf *c = &w->dp->conf;
+	uint64_t act = worker_activity(&w->stats);
 	struct timespec ts;
 
+	if (act != w->idle_activity) {
+		w->idle_activity = act;
+		w->idle_since = now;
+		if (*nap_us > c->idle_sleep_max_us)
+			*nap_us = 0;
+	}
 	if (w->max_batch >= c->burst / 2 || c->idle_sleep_max_us == 0) {
 		*nap_us = 0;
 		return;
 	}
-	if (*nap_us < c->idle_sleep_max_us)
+	if (c->idle_deep_sleep_us > c->idle_sleep_max_us &&
+	    now - w->idle_since >= w->idle_deep_after) {
+		*nap_us = c->idle_deep_sleep_us;
+		w->stats.idle_deep_sleeps++;
+	} else if (*nap_us < c->idle_sleep_max_us) {
 		(*nap_us)++;
-	ts.tv_sec = 0;
-	ts.tv_nsec = *nap_us * 1000L;
+	}
+	ts.tv_sec = *nap_us / 1000000;
+	ts.tv_nsec = (*nap_us % 1000000) * 1000L;
 	nanosleep(&ts, NULL);
 	w->stats.idle_sleeps++;
 }
@@ -88,7 +115,10 @@ sb_dp_lcore_main(void *arg)
 	/* Default timer slack (50 us) would stretch every short nap. */
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	w->lcore = rte_lcore_id();
+	w->idle_deep_after = (uint64_t)dp->conf.idle_deep_after_ms * dp->hz / 1000;
 	last = rte_rdtsc();
+	w->idle_since = last;
+	w->idle_activity = worker_activity(&w->stats);
 	while (!__atomic_load_n(dp->stop, __ATOMIC_RELAXED)) {
 		bool hk;
 		unsigned int done;
@@ -101,7 +131,7 @@ sb_dp_lcore_main(void *arg)
 		/* Busy share as testpmd and VPP count it: iterations that moved frames. */
 		if (done != 0)
 			w->busy_cycles += rte_rdtsc() - now;
-		load_based_sleep(w, &nap_us);
+		load_based_sleep(w, now, &nap_us);
 		now = rte_rdtsc();
 		w->total_cycles += now - last;
 		last = now;
@@ -338,6 +368,19 @@ ring_drop_all(struct rte_ring *r)
 	while ((n = rte_ring_dequeue_burst(r, m, RTE_DIM(m), NULL)) > 0)
 		rte_pktmbuf_free_bulk((struct rte_mbuf **)m, n);
 	rte_ring_free(r);
+}
+
+void
+sb_dp_settle(struct sb_dp *dp, uint64_t now)
+{
+	unsigned int i;
+
+	/* RX first: a forwarded frame never becomes a hello, a hello never a forwarded frame. */
+	for (i = 0; i < SB_DP_MAX_WORKERS; i++)
+		if (dp->rx[i] != NULL)
+			sb_dp_rx_settle(dp, dp->rx[i], now);
+	if (dp->tx != NULL)
+		sb_dp_hello_input(dp, now);
 }
 
 void

@@ -57,6 +57,9 @@ struct sb_dp_conf {
 	bool initial_seq_set;		/**< Tests start sequence numbers at initial_seq. */
 	uint32_t initial_seq;
 	uint32_t idle_sleep_max_us;	/**< Longest nap of a lightly loaded lcore. */
+	uint32_t idle_deep_sleep_us;	/**< Nap of an lcore that moved nothing but hellos
+					 *   for idle_deep_after_ms; 0: no deep idle. */
+	uint32_t idle_deep_after_ms;
 	uint32_t mtu_probe_interval_ms;	/**< Full-size probe per port this often; 0: none. */
 	uint32_t path_loss_max_pct;	/**< A path losing more of our frames leaves the stripe
 					 *   (0: never). */
@@ -138,6 +141,7 @@ struct sb_dp_stats {
 	/* loop */
 	uint64_t loops;
 	uint64_t idle_sleeps;
+	uint64_t idle_deep_sleeps;	/**< ... of them deep (idle_deep_sleep_us). */
 	uint64_t rx_forwarded;		/**< Frames passed to the RX worker owning their peer. */
 	uint64_t ring_full;		/**< ... or hellos to the TX worker, dropped: ring full. */
 };
@@ -285,6 +289,16 @@ struct sb_cmd {
  *   ENOMEM, or a ring's error.
  */
 struct sb_dp *sb_dp_create(const struct sb_dp_conf *conf, bool *stop);
+
+/**
+ * Finish what was in flight between the lcores when they stopped: frames an RX worker had
+ * passed to another RX worker (their peer's window) and hellos passed to the TX worker go
+ * through the code that would have handled them, so that the exit report's counters add up
+ * (a frame counted as read is counted once as what became of it). Only once the lcores have
+ * returned, before the final snapshot; called from the main lcore.
+ * @param now  TSC cycles.
+ */
+void sb_dp_settle(struct sb_dp *dp, uint64_t now);
 
 /** Free every mbuf the datapath still holds (queues, rings, reorder windows), its rings and
  *  state. Only once its lcores have returned. */

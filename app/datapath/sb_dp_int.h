@@ -203,6 +203,9 @@ struct sb_dp_worker {
 	uint16_t max_batch;		/**< Deepest burst of this loop iteration. */
 	uint64_t busy_cycles;		/**< TSC cycles of iterations that moved frames. */
 	uint64_t total_cycles;		/**< TSC cycles in the loop, naps included. */
+	uint64_t idle_since;		/**< TSC of the last frame that was not a hello. */
+	uint64_t idle_activity;		/**< worker_activity() then. */
+	uint64_t idle_deep_after;	/**< idle_deep_after_ms in TSC cycles. */
 	struct sb_dp_stats stats;	/**< Written by this worker only. */
 } __rte_cache_aligned;
 
@@ -245,6 +248,9 @@ sb_dp_peer_rx(const struct sb_dp *dp, unsigned int peer)
 /** RX worker: read its ports (and frames other RX workers passed it), parse, forward
  *  hellos, reorder, release in order to its exception queue (sb_dp_rx.c). */
 unsigned int sb_dp_rx_ports(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now);
+/** RX worker, after the lcores stopped: handle what other RX workers left on its input
+ *  ring (sb_dp_settle()). */
+void sb_dp_rx_settle(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now);
 /** RX worker: apply the TX worker's messages to its replica and windows (sb_dp_rx.c). */
 void sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx);
 /** RX worker: hand its exception and passthrough queues to the kernel (sb_dp_rx.c). */

@@ -235,6 +235,28 @@ rx_round(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, bool *full,
 	return total + n;
 }
 
+void
+sb_dp_rx_settle(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
+{
+	struct rte_mbuf *pkts[64];
+	unsigned int j, n;
+
+	while ((n = rte_ring_dequeue_burst(rx->data_ring, (void **)pkts, RTE_DIM(pkts),
+			NULL)) > 0) {
+		for (j = 0; j < n; j++) {
+			uint16_t pid = pkts[j]->port;
+			unsigned int index = pid < RTE_MAX_ETHPORTS ? dp->port_index[pid] :
+				UINT8_MAX;
+
+			if (unlikely(index >= dp->n_ports)) {
+				rte_pktmbuf_free(pkts[j]);
+				continue;
+			}
+			rx_one(dp, rx, index, pkts[j], now);
+		}
+	}
+}
+
 unsigned int
 sb_dp_rx_ports(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
 {

@@ -2,7 +2,9 @@
 # No spurious path-down: 60 s idle, then 60 s of UDP at 4 x the links' capacity into sb0 (2 x
 # 100 Mbit/s, 800 Mbit/s offered) plus a TCP stream back. Hellos leave ahead of data, so a
 # saturated datapath still sends them on time; not one path may go down or leave the stripe,
-# and the hellos a full control queue dropped are counted (tx_hello_drop).
+# and the hellos a full control queue dropped are counted (tx_hello_drop). While idle the
+# lcores must be in deep idle (idle_deep_sleeps, docs/config.md) with every path kept up,
+# and a ping must still come through from deep idle.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -11,12 +13,27 @@ idle=${SB_IDLE_SECONDS:-60}
 load=${SB_LOAD_SECONDS:-60}
 sb_up --links 2 --rate 100
 sb_ping_ok a b
+declare -A deep0 cpu0
+for h in a b; do
+	deep0[$h]=$(sb_telemetry "$h" /seqbond/info idle_deep_sleeps)
+	cpu0[$h]=$(awk '{ print $14 + $15 }' "/proc/$(cat "$SEQBOND_TESTBED_DIR/$h.pid")/stat")
+done
 sleep "$idle"
+tck=$(getconf CLK_TCK)
 for h in a b; do
 	n=$(sb_count_log "$h" 'path [0-9]+ (down|out of the stripe)')
-	info "host $h after ${idle} s idle: $n path-down or stripe-exit lines"
+	deep=$(($(sb_telemetry "$h" /seqbond/info idle_deep_sleeps) - deep0[$h]))
+	cpu=$(awk -v a="${cpu0[$h]}" -v t="$tck" -v s="$idle" '{ printf "%.2f", ($14 + $15 - a) * 100 / t / s }' \
+		"/proc/$(cat "$SEQBOND_TESTBED_DIR/$h.pid")/stat")
+	info "host $h after ${idle} s idle: $n path-down or stripe-exit lines, $deep deep naps," \
+		"CPU $cpu % of a core"
 	((n == 0)) || fail "host $h: a path went down while idle"
+	# Deep naps are 1 ms: an idle minute must be mostly deep naps.
+	((deep > idle * 500)) || fail "host $h: $deep deep naps in ${idle} s idle (want > $((idle * 500)))"
 done
+sb_in a ping -c 5 -i 0.5 -W 2 "$(sb_addr b)" >"$SB_WORK/ping.txt" ||
+	{ cat "$SB_WORK/ping.txt"; fail "ping from deep idle failed"; }
+info "ping a -> b from deep idle: $(tail -n 1 "$SB_WORK/ping.txt")"
 sb_in b iperf3 -s -p 5201 >/dev/null 2>&1 &
 sb_wait_listen b 5201
 sb_in a iperf3 -s -p 5202 >/dev/null 2>&1 &
