@@ -52,7 +52,9 @@ enum sb_reorder_verdict {
 
 /** Window parameters. */
 struct sb_reorder_conf {
-	uint32_t window;	/**< Slots, a power of two, 2..2^20 (frames held at most). */
+	uint32_t window;	/**< Slots, a power of two, 2..2^20 (frames held behind gaps
+				 *   at most; with frames a slide released and in-order frames
+				 *   not yet drained, a window owns at most 2 x window + 64). */
 	uint64_t timeout;	/**< Longest hold of any frame behind a gap, in the same clock
 				 *   units as the @p now arguments (TSC cycles in the app). */
 	uint32_t max_jump;	/**< Frames at least this far ahead of the next expected seq
@@ -75,7 +77,10 @@ struct sb_reorder_stats {
 				 *   before one drain all count here). */
 	uint64_t reordered;	/**< Released after waiting behind a gap (some earlier
 				 *   number was missing when it was inserted). */
-	uint64_t late;		/**< Arrived after its seq was released or skipped. */
+	uint64_t late;		/**< Arrived after its seq was released or skipped. Frames
+				 *   a slide or the in-order fast path released count as
+				 *   released before drain returns them: a copy of one is late
+				 *   (with late_policy deliver it may reach the caller first). */
 	uint64_t duplicate;	/**< Arrived while the same seq was held. */
 	uint64_t out_of_range;	/**< Rejected: too far ahead (see max_jump). */
 	uint64_t stray;		/**< Rejected: a window ahead, unconfirmed (SB_REORDER_STRAY). */
@@ -83,10 +88,11 @@ struct sb_reorder_stats {
 	uint64_t lost_rule;	/**< Seq numbers skipped by the RFC 1990 rule. */
 	uint64_t lost_timeout;	/**< Seq numbers skipped because the hold timed out. */
 	uint64_t lost_slide;	/**< Seq numbers skipped because a frame came >= window ahead. */
-	uint32_t occupancy;	/**< Frames held now, including frames a slide released that
-				 *   drain has not returned yet. */
+	uint32_t occupancy;	/**< Frames held now, including frames a slide or the
+				 *   in-order fast path released that drain has not returned
+				 *   yet. */
 	uint32_t occupancy_hwm;	/**< Largest number of frames held at once. */
-	uint64_t hold_max;	/**< Longest time a released frame waited, clock units. */
+	uint64_t hold_max;	/**< Longest time a released frame waited behind a gap, clock units. */
 };
 
 struct sb_reorder;
