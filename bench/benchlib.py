@@ -206,6 +206,10 @@ def report(rdir, doc, img, quick):
     wan = read(os.path.join(rdir, "wan.csv"))
     ceil = read(os.path.join(rdir, "ceiling.csv"))
     scale = read(os.path.join(rdir, "micro_scale.csv"))
+    cluster = None
+    if os.path.exists(os.path.join(rdir, "cluster.json")):
+        with open(os.path.join(rdir, "cluster.json")) as f:
+            cluster = json.load(f)
 
     per_rate = {}
     for b in base:
@@ -244,7 +248,79 @@ def report(rdir, doc, img, quick):
 
     plots = make_plots(summary, fail, rdir, img)
     write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick,
-              ceiling_section(ceil) + wan_section(wan, per_rate), scale_section(scale))
+              ceiling_section(ceil) + wan_section(wan, per_rate) + cluster_section(cluster),
+              scale_section(scale))
+
+
+def cluster_section(c):
+    """Markdown lines for bench/cluster.py (bench/run --only cluster): the users' cluster."""
+    if not c:
+        return []
+    B = c["one_link_mbit"]
+    L = ["## Cluster: 16 blades and a gateway in one box\n",
+         "`bench/run --only cluster` (bench/cluster.py%s, %s): `seqbond-testbed up --preset "
+         "bladecentre --rate %d --exception %s`: 16 blades a..p with 6 ports, one on each of 6 "
+         "switches, and the gateway q with 8 (switches 0 and 1 carry two of its ports); 17 "
+         "seqbond instances on this 2-core machine. One link = one TCP stream over one %d "
+         "Mbit/s link without seqbond: %.1f Mbit/s; limits below are counted in it. `%s`.\n" % (
+             " --short" if c.get("short") else "", c.get("date", ""), c["rate"],
+             c.get("exception", "tap"), c["rate"], B, c.get("up_line", "")),
+         "| workload | result | against | goal |", "|---|---|---|---|"]
+    i = c.get("idle")
+    if i:
+        L.append("| idle, %.0f s: CPU per instance (own process, mean / max) | %.2f / %.2f %% "
+                 "of a core | the whole machine: %.1f %% of a core = %.2f %% per instance | "
+                 "<= 1 %% per instance |" % (
+                     i["seconds"], i["cpu_pct_mean"], i["cpu_pct_max"],
+                     i["machine_busy_pct_of_a_core"], i["machine_busy_pct_per_instance"]))
+        L.append("| memory (RSS) | blade <= %.0f MB, gateway %.0f MB | %.1f GB for all 17 | "
+                 "bounded, documented |" % (i["rss_mb_blade_max"], i["rss_mb_gateway"],
+                                              i["rss_mb_total"] / 1024))
+    d = c.get("dhcp")
+    if d:
+        L.append("| DHCP on every blade's port 0 (dnsmasq on the gateway, seqbond on the same "
+                 "ports) | %d of %d leases | all within %.1f s | 16 of 16 |" % (
+                     d["leases"], d["blades"], d["all_in_s"]))
+    for k, v in c.get("streams", {}).items():
+        L.append("| one stream %s | %.1f Mbit/s, %d retransmits, %d RTO | %.3f of 6 links "
+                 "| >= 0.97 |" % (k, v["goodput_mbit"], v["retransmits"], v["tcp_timeouts"],
+                                   v["ratio"]))
+    m = c.get("many_to_one")
+    if m:
+        L.append("| 16 blades -> gateway, iperf3, over sb0 | %.1f Mbit/s, Jain %.3f, %d RTO | "
+                 "%.3f of the gateway's 8 links | >= 0.90, Jain >= 0.9, 0 RTO |" % (
+                     m["aggregate_mbit"], m["jain"], m["tcp_timeouts"], m["ratio"]))
+    m = c.get("many_to_one_plain")
+    if m:
+        L.append("| 16 blades -> gateway, iperf3, one link per host (no seqbond) | %.1f Mbit/s, "
+                 "Jain %.3f, %d RTO | %.3f of one link | |" % (
+                     m["aggregate_mbit"], m["jain"], m["tcp_timeouts"], m["ratio"]))
+    for k, label in (("tbench", "over sb0"), ("tbench_plain", "one link per host")):
+        t = c.get(k)
+        if t:
+            L.append("| tbench, 16 blades x 4 clients -> tbench_srv on the gateway, %s | %.1f "
+                     "MB/s, Jain %.3f, %d RTO | | |" % (label, t["aggregate_MBps"], t["jain"],
+                                                      t["tcp_timeouts"]))
+    s = c.get("switch")
+    if s:
+        L.append("| one stream a -> b, switch 3 black-holed (carriers up) at %.1f s | %.1f -> "
+                 "%.1f Mbit/s, lowest 0.1 s %.1f, %d RTO | back to 5/6 of before in %s s | "
+                 "0 RTO, 5/6 within 1 s |" % (
+                     s["cut_at_s"], s["before_mbit"], s["after_mbit"], s["lowest_0.1s_mbit"],
+                     s["tcp_timeouts"], s["back_to_5_6_s"]))
+    f = c.get("failover")
+    if f:
+        L.append("| 16 -> gateway; switch 2 black-holed at %.1f s, blade a's port 4 at %.1f s "
+                 "| %.1f -> %.1f -> %.1f Mbit/s, %d RTO | %d blades with a stalled 0.5 s "
+                 "interval | every stream goes on |" % (
+                     f["switch_cut_at_s"], f["port_cut_at_s"], f["aggregate_before_mbit"],
+                     f["aggregate_after_switch_mbit"], f["aggregate_after_port_mbit"],
+                     f["tcp_timeouts"], len(f["blades_with_a_stalled_0.5s"])))
+    L.append("\nRTO = TcpExtTCPTimeouts of the senders' namespaces; Jain = (sum x)^2 / (n sum "
+             "x^2) over the 16 blades' goodputs; idle CPU = utime + stime of each seqbond "
+             "process, and the machine's busy time (/proc/stat) over the same span, which also "
+             "holds the kernel's work for every host's hellos.\n")
+    return L
 
 
 def scale_section(scale):
@@ -290,7 +366,8 @@ def ceiling_section(ceil):
     L = ["## CPU-bound ceiling: unshaped links\n",
          "4 veth links shaped at 10 Gbit/s (no real limit: the 2 CPUs are), one TCP stream "
          "A->B, veth GRO/GSO/TSO off for every system (`bench/run --only ceiling`). `link` is "
-         "plain TCP over one of the links. CPU s/GB = the machine's busy CPU seconds "
+         "plain TCP over one of the links; `seqbond-edpf-xdp` is seqbond with af_xdp member ports "
+         "(native XDP on the veths, copy mode) instead of af_packet. CPU s/GB = the machine's busy CPU seconds "
          "(/proc/stat: user, system, irq, softirq) during the stream per GB received; on a "
          "shared machine an upper bound.\n",
          "| system | links | goodput Mbit/s | / MPTCP | / one link | CPU s/GB | CPU own s | "
@@ -299,8 +376,8 @@ def ceiling_section(ceil):
     for r in ceil:
         groups.setdefault(r["system"], []).append(r)
     g = {k: med(r["goodput_mbit"] for r in rs) for k, rs in groups.items()}
-    order = [x for x in ("seqbond-edpf", "mptcp", "link") if x in groups] + sorted(
-        x for x in groups if x not in ("seqbond-edpf", "mptcp", "link"))
+    first = ("seqbond-edpf", "seqbond-edpf-xdp", "mptcp", "link")
+    order = [x for x in first if x in groups] + sorted(x for x in groups if x not in first)
     for k in order:
         rs = groups[k]
         L.append("| %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %d |" % (

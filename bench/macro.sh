@@ -152,6 +152,12 @@ system_up() {
 	local sys=$1 rates=$2 mtu=$3
 	WRAP=()
 	case $sys in
+	seqbond-*-xdp)
+		# the same with af_xdp member ports (seqbond-testbed up --port-type af_xdp)
+		BENCH_UP_EXTRA="${BENCH_UP_EXTRA:-} --port-type af_xdp" \
+			links_up "$rates" "$mtu" "$(sed 's/^seqbond-//; s/-xdp$//' <<<"$sys")"
+		cat "$STATE/a.pid" "$STATE/b.pid" >"$TMP/cpu-pids"
+		SERVER=10.99.0.2 ;;
 	seqbond-*)
 		links_up "$rates" "$mtu" "${sys#seqbond-}"
 		cat "$STATE/a.pid" "$STATE/b.pid" >"$TMP/cpu-pids"

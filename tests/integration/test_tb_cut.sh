@@ -3,7 +3,8 @@
 # (tcpdump on the ports, nftables counters), not through seqbond's reactions:
 # switch topology (3 hosts, 2 switches): --over 600 drops big frames and passes small ones,
 # --dir out silences one direction only, --to limits a cut to one peer, --loss 10 drops
-# about 10 %, heal restores everything and leaves no rule behind;
+# about 10 %, heal restores everything and leaves no rule behind; cut-switch silences a whole
+# switch with every carrier up, heal-switch restores it;
 # direct topology (2 hosts): the same at the sending end's egress hook, and frames behind a
 # cut frame still leave (af_packet's tx ring is not blocked by it).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -120,6 +121,25 @@ pct=$(calc "100.0 * $dropped / $offered")
 info "sent $sent; a0 -> b0: $dropped of $offered frames dropped = $pct % (set 10 %)"
 ((offered >= sent && sent >= 19000)) || fail "the switch saw $offered frames of $sent sent"
 float_ge "$pct" 9 && float_ge 11 "$pct" || fail "--loss 10 dropped $pct %, outside 9..11 %"
+tb heal a 0
+
+info "cut-switch 1: nothing crosses switch 1 (every carrier up), switch 0 carries on"
+tb cut-switch 1
+sleep 0.2
+frames_seen b sbB1 "$A1" 2 >"$SB_WORK/ab" &
+frames_seen c sbC1 "$B1" 2 >"$SB_WORK/bc" &
+frames_seen a sbA0 "$B0" 2 >"$SB_WORK/ba0"
+wait
+info "in 2 s: on switch 1 a->b $(cat "$SB_WORK/ab"), b->c $(cat "$SB_WORK/bc");" \
+	"on switch 0 b->a $(cat "$SB_WORK/ba0") frames"
+(($(cat "$SB_WORK/ab") == 0 && $(cat "$SB_WORK/bc") == 0)) || fail "frames crossed a cut switch"
+(($(cat "$SB_WORK/ba0") > 0)) || fail "switch 0 stopped too"
+[[ $(sb_in a cat /sys/class/net/sbA1/carrier) == 1 ]] || fail "cut-switch took a carrier down"
+tb heal-switch 1
+(($(rules_left sw) == 0)) || fail "heal-switch left rules in the switch"
+frames_seen b sbB1 "$A1" 2 >"$SB_WORK/ab"
+(($(cat "$SB_WORK/ab") > 0)) || fail "switch 1 still silent after heal-switch"
+tb cut-switch 7 2>/dev/null && fail "cut-switch 7 accepted on 2 switches"
 sb_down
 
 # ---- direct topology: netdev egress on the sending end
