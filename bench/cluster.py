@@ -1,0 +1,554 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The users' whole cluster in one box (docs/benchmarks.md, "Cluster").
+
+bench/cluster.py [--rate MBIT] [--short] [--json FILE] [--table] [--check]
+
+Brings up `seqbond-testbed up --preset bladecentre` (16 blades a..p with 6 ports, gateway q
+with 8, 6 switches; every link --rate Mbit/s each way) and measures, in this order:
+
+  one link      one TCP stream over one such link without seqbond (`baseline`): the unit
+                every limit below is counted in
+  idle          CPU of the 17 idle instances (each process's own, and the whole machine's),
+                resident memory per instance, deep-idle naps
+  dhcp          dnsmasq on the gateway's port-0 interface (its own subnet), busybox udhcpc on
+                every blade's port-0 interface at once, beside seqbond on the same ports
+  streams       one TCP stream over sb0: blade a -> blade b, gateway q -> a, a -> q; limit =
+                the paths between them = the blade's 6 links
+  16 -> 1       iperf3 from every blade to the gateway at once, over sb0 and over one link
+                per host without seqbond (plain IP on port 0): aggregate against the
+                gateway's capacity (8 links; 1 link without seqbond), Jain fairness over the
+                16 blades, TCP timeouts (TcpExtTCPTimeouts of every blade)
+  tbench        tbench_srv on the gateway, `tbench 4` on every blade (64 clients), over sb0
+                and over one link per host
+  switch        one stream a -> b; switch module 3 black-holed mid-run (`cut-switch`,
+                carriers up): time until the goodput is back to 5/6 of before, TCP timeouts
+  failover      16 -> 1 again; switch 2 black-holed at 1/3 of the run, blade a's port 4 cut
+                at 2/3: every blade's stream must go on (receiver intervals), TCP timeouts
+
+--short: the same with short runs (CI's test_cluster_bladecentre, tools/demo --cluster).
+--json FILE: every figure; --table: one table on stdout; --check: exit 1 unless the
+correctness conditions hold (16 of 16 leases, every stream delivered in every second after
+each failure, every run completed). Throughput goals are reported, not checked (a shared
+2-core machine drifts). Needs root; always tears the testbed down. SEQBOND_TESTBED_NAME
+chooses the namespace prefix as for the testbed.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TB = ["bash", os.path.join(REPO, "tools", "seqbond-testbed")]
+NS = os.environ.get("SEQBOND_TESTBED_NAME", "sb")
+STATE = os.environ.get("SEQBOND_TESTBED_DIR") or (
+    "/run/seqbond-testbed" if NS == "sb" else "/run/seqbond-testbed-" + NS)
+BLADES = "abcdefghijklmnop"
+GW = "q"
+HOSTS = BLADES + GW
+TCK = os.sysconf("SC_CLK_TCK")
+PLAIN = "10.95.0"     # one link per host without seqbond (port 0)
+DHCP = "10.96.0"      # the boot network (port 0)
+
+
+def log(msg):
+    print("cluster: " + msg, file=sys.stderr, flush=True)
+
+
+def ns(h):
+    return "%s-%s" % (NS, h)
+
+
+def idx(h):
+    return HOSTS.index(h) + 1
+
+
+def sb0(h):
+    return "10.99.0.%d" % idx(h)
+
+
+def port0(h):
+    return "sb%s0" % h.upper()
+
+
+def inns(h, cmd):
+    return ["ip", "netns", "exec", ns(h)] + cmd
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, **kw)
+
+
+def tb(*args, capture=False):
+    r = subprocess.run(TB + list(args), text=True,
+                       stdout=subprocess.PIPE if capture else None,
+                       stderr=subprocess.PIPE if capture else None)
+    if r.returncode != 0:
+        if capture:
+            sys.stderr.write(r.stderr or "")
+        raise RuntimeError("seqbond-testbed %s exited %d" % (" ".join(args), r.returncode))
+    return r
+
+
+def timeouts(h):
+    """TcpExtTCPTimeouts of host h's namespace (cumulative)."""
+    out = run(inns(h, ["cat", "/proc/net/netstat"]), stdout=subprocess.PIPE).stdout
+    lines = [l.split() for l in out.splitlines() if l.startswith("TcpExt:")]
+    return int(dict(zip(lines[0], lines[1]))["TCPTimeouts"])
+
+
+def jain(xs):
+    s2 = sum(x * x for x in xs)
+    return (sum(xs) ** 2) / (len(xs) * s2) if s2 > 0 else 0.0
+
+
+def pids():
+    out = {}
+    for h in HOSTS:
+        with open(os.path.join(STATE, h + ".pid")) as f:
+            out[h] = int(f.read().strip())
+    return out
+
+
+def proc_cpu(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TCK
+
+
+def machine_busy():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + v[4]
+    return (sum(v[:8]) - idle) / TCK
+
+
+def rss_mb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def telemetry(h, ep):
+    # the telemetry socket is a file (/var/run/dpdk/<prefix>/), reachable from any namespace
+    out = run(["dpdk-telemetry.py", "-f", ns(h)], input=ep + "\n",
+              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=20).stdout
+    line = next(l for l in out.splitlines() if l.startswith("{"))
+    return json.loads(line)[ep.split(",")[0]]
+
+
+def wait_listen(h, port, deadline=10.0):
+    t0 = time.time()
+    while time.time() - t0 < deadline:
+        out = run(inns(h, ["ss", "-Hltn", "sport = :%d" % port]), stdout=subprocess.PIPE).stdout
+        if out.strip():
+            return
+        time.sleep(0.05)
+    raise RuntimeError("nothing listens on %s:%d" % (h, port))
+
+
+def measure_idle(seconds):
+    p = pids()
+    c0 = {h: proc_cpu(p[h]) for h in HOSTS}
+    deep0 = {h: telemetry(h, "/seqbond/info")["idle_deep_sleeps"] for h in (BLADES[0], GW)}
+    m0, t0 = machine_busy(), time.time()
+    time.sleep(seconds)
+    m1, t1 = machine_busy(), time.time()
+    c1 = {h: proc_cpu(p[h]) for h in HOSTS}
+    deep1 = {h: telemetry(h, "/seqbond/info")["idle_deep_sleeps"] for h in (BLADES[0], GW)}
+    dt = t1 - t0
+    per = {h: 100.0 * (c1[h] - c0[h]) / dt for h in HOSTS}
+    rss = {h: rss_mb(p[h]) for h in HOSTS}
+    return {
+        "seconds": round(dt, 1),
+        "cpu_pct_per_instance": {h: round(v, 2) for h, v in per.items()},
+        "cpu_pct_max": round(max(per.values()), 2),
+        "cpu_pct_mean": round(sum(per.values()) / len(per), 2),
+        "machine_busy_pct_of_a_core": round(100.0 * (m1 - m0) / dt, 1),
+        "machine_busy_pct_per_instance": round(100.0 * (m1 - m0) / dt / len(HOSTS), 2),
+        "deep_naps_per_s": {h: round((deep1[h] - deep0[h]) / dt) for h in deep0},
+        "rss_mb_blade_max": round(max(rss[h] for h in BLADES), 1),
+        "rss_mb_gateway": round(rss[GW], 1),
+        "rss_mb_total": round(sum(rss.values()), 1),
+    }
+
+
+def measure_dhcp(tmp):
+    gw_dev = port0(GW)
+    run(inns(GW, ["ip", "addr", "add", DHCP + ".1/24", "dev", gw_dev]))
+    dns = subprocess.Popen(inns(GW, [
+        # --no-ping: dnsmasq would otherwise ping each address before offering it and
+        # answer the 16 blades one ping timeout after another
+        "dnsmasq", "--no-daemon", "--port=0", "--no-ping", "--interface=" + gw_dev,
+        "--bind-interfaces",
+        "--dhcp-range=%s.100,%s.199,2m" % (DHCP, DHCP), "--dhcp-leasefile=%s/leases" % tmp,
+        "--pid-file=%s/dnsmasq.pid" % tmp, "--log-facility=%s/dnsmasq.log" % tmp]),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        t0 = time.time()
+        cl = {h: subprocess.Popen(inns(h, ["timeout", "40", "busybox", "udhcpc", "-i", port0(h),
+                                           "-n", "-q", "-f", "-t", "8", "-T", "2", "-s",
+                                           "/bin/true"]),
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+              for h in BLADES}
+        leases, last = {}, 0.0
+        for h, p in cl.items():
+            out = p.communicate()[0]
+            m = re.search(r"lease of (\d+\.\d+\.\d+\.\d+) obtained", out)
+            if m:
+                leases[h] = m.group(1)
+                last = max(last, time.time() - t0)
+    finally:
+        dns.terminate()
+        dns.wait()
+        run(inns(GW, ["ip", "addr", "del", DHCP + ".1/24", "dev", gw_dev]))
+    return {"leases": len(leases), "distinct": len(set(leases.values())),
+            "blades": len(BLADES), "all_in_s": round(last, 2),
+            "missing": [h for h in BLADES if h not in leases]}
+
+
+def one_stream(src, dst, secs, tmp):
+    j = os.path.join(tmp, "stream-%s%s.json" % (src, dst))
+    to0 = timeouts(src)
+    good = float(tb("iperf", "--from", src, "--to", dst, "--time", str(secs), "--json", j,
+                    capture=True).stdout.strip())
+    d = json.load(open(j))
+    return {"goodput_mbit": good, "retransmits": d["end"]["sum_sent"].get("retransmits", 0),
+            "tcp_timeouts": timeouts(src) - to0}
+
+
+def servers(kind, port_base, tmp, tag, interval):
+    """One iperf3 server per blade on the gateway (an iperf3 server runs one test at a time)."""
+    ps = {}
+    for i, h in enumerate(BLADES):
+        port = port_base + i
+        f = open(os.path.join(tmp, "%s-srv-%s.json" % (tag, h)), "w")
+        ps[h] = (subprocess.Popen(inns(GW, ["iperf3", "-s", "-1", "-J", "-p", str(port), "-i",
+                                            str(interval)]), stdout=f,
+                                  stderr=subprocess.DEVNULL), f)
+    for i in range(len(BLADES)):
+        wait_listen(GW, port_base + i)
+    return ps
+
+
+def many_to_one(dst_addr, secs, tmp, tag, interval=1.0, events=()):
+    """iperf3 from every blade to the gateway at once; events = [(at_s, fn), ...] run
+    during it. Returns per-blade receiver goodput and intervals."""
+    port_base = 5301
+    srv = servers("iperf3", port_base, tmp, tag, interval)
+    to0 = {h: timeouts(h) for h in BLADES}
+    cl = {}
+    for i, h in enumerate(BLADES):
+        cl[h] = subprocess.Popen(
+            inns(h, ["timeout", str(secs + 30), "iperf3", "-c", dst_addr, "-p",
+                     str(port_base + i), "-t", str(secs), "-J", "--connect-timeout", "3000"]),
+            stdout=open(os.path.join(tmp, "%s-cl-%s.json" % (tag, h)), "w"),
+            stderr=subprocess.DEVNULL)
+    t0 = time.time()
+    fired = []
+    for at, fn in events:
+        delay = t0 + at - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        fired.append(round(time.time() - t0, 2))
+        fn()
+    bad = []
+    for h, p in cl.items():
+        if p.wait() != 0:
+            bad.append(h)
+    for h, (p, f) in srv.items():
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        f.close()
+    per, ivs = {}, {}
+    for h in BLADES:
+        try:
+            d = json.load(open(os.path.join(tmp, "%s-srv-%s.json" % (tag, h))))
+            per[h] = d["end"]["sum_received"]["bits_per_second"] / 1e6
+            ivs[h] = [(iv["sum"]["start"], iv["sum"]["end"], iv["sum"]["bits_per_second"] / 1e6)
+                      for iv in d["intervals"]]
+        except (ValueError, KeyError, OSError):
+            per[h] = 0.0
+            ivs[h] = []
+            bad.append(h)
+    return {"per_blade_mbit": {h: round(v, 2) for h, v in per.items()},
+            "aggregate_mbit": round(sum(per.values()), 2),
+            "jain": round(jain(list(per.values())), 4),
+            "tcp_timeouts": sum(timeouts(h) - to0[h] for h in BLADES),
+            "failed": sorted(set(bad)), "events_at_s": fired}, ivs
+
+
+def tbench(dst_addr, secs, tmp, tag):
+    srv = subprocess.Popen(inns(GW, ["tbench_srv"]), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        wait_listen(GW, 7003)
+        to0 = {h: timeouts(h) for h in BLADES}
+        load = ["-c", "/usr/share/dbench/client.txt"] if os.path.exists(
+            "/usr/share/dbench/client.txt") else []
+        cl = {h: subprocess.Popen(inns(h, ["timeout", str(secs + 60), "tbench", "-t", str(secs)]
+                                       + load + ["4", dst_addr]),
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+              for h in BLADES}
+        per, bad = {}, []
+        for h, p in cl.items():
+            out = p.communicate()[0]
+            m = re.search(r"Throughput ([0-9.]+) MB/sec", out)
+            if p.returncode != 0 or not m:
+                bad.append(h)
+                per[h] = 0.0
+            else:
+                per[h] = float(m.group(1))
+        return {"per_blade_MBps": {h: round(v, 2) for h, v in per.items()},
+                "aggregate_MBps": round(sum(per.values()), 2),
+                "jain": round(jain(list(per.values())), 4),
+                "tcp_timeouts": sum(timeouts(h) - to0[h] for h in BLADES), "failed": bad}
+    finally:
+        srv.terminate()
+        srv.wait()
+
+
+def plain_addresses(add):
+    """One link per host without seqbond: PLAIN.k/24 on every host's port 0 (switch 0)."""
+    verb = "add" if add else "del"
+    for h in HOSTS:
+        run(inns(h, ["ip", "addr", verb, "%s.%d/24" % (PLAIN, idx(h)), "dev", port0(h)]))
+    if add:
+        # The gateway has two ports on switch 0: only port 0, which has the address, may answer
+        # ARP for it, or blades would reach it through either and get two links' worth.
+        run(inns(GW, ["sysctl", "-qw", "net.ipv4.conf.all.arp_ignore=1"]))
+
+
+def switch_failover(secs, tmp, cut_at):
+    """One stream a -> b; switch 3 black-holed at cut_at s. Receiver intervals of 0.1 s."""
+    src, dst = BLADES[0], BLADES[1]
+    port = 5401
+    sj = os.path.join(tmp, "sw-srv.json")
+    f = open(sj, "w")
+    srv = subprocess.Popen(inns(dst, ["iperf3", "-s", "-1", "-J", "-p", str(port), "-i", "0.1"]),
+                           stdout=f, stderr=subprocess.DEVNULL)
+    wait_listen(dst, port)
+    to0 = timeouts(src)
+    cl = subprocess.Popen(inns(src, ["timeout", str(secs + 30), "iperf3", "-c", sb0(dst), "-p",
+                                     str(port), "-t", str(secs), "--connect-timeout", "3000"]),
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.time()
+    time.sleep(max(0.0, t0 + cut_at - time.time()))
+    t_cut = time.time() - t0
+    tb("cut-switch", "3", capture=True)
+    rc = cl.wait()
+    srv.wait(timeout=15)
+    f.close()
+    d = json.load(open(sj))
+    iv = [(x["sum"]["start"], x["sum"]["end"], x["sum"]["bits_per_second"] / 1e6)
+          for x in d["intervals"]]
+    # the server's clock starts at the connection, a few ms after t0: close enough at 0.1 s
+    pre = [v for s, e, v in iv if 1.0 <= s and e <= t_cut]
+    pre_mean = sum(pre) / len(pre) if pre else 0.0
+    want = pre_mean * 5.0 / 6.0
+    after = [(s, e, v) for s, e, v in iv if s >= t_cut]
+    low = min((v for s, e, v in after if s < t_cut + 2.0), default=0.0)
+    back = None
+    for i in range(len(after) - 1):
+        # back: two 0.1 s intervals in a row at >= 90 % of 5/6 of before
+        if after[i][2] >= 0.9 * want and after[i + 1][2] >= 0.9 * want:
+            back = after[i][0] - t_cut
+            break
+    post = [v for s, e, v in after if s >= t_cut + 2.0]
+    tb("heal-switch", "3", capture=True)
+    return {"ok": rc == 0, "cut_at_s": round(t_cut, 2), "before_mbit": round(pre_mean, 1),
+            "lowest_0.1s_mbit": round(low, 1),
+            "back_to_5_6_s": None if back is None else round(max(back, 0.0), 2),
+            "after_mbit": round(sum(post) / len(post), 1) if post else 0.0,
+            "tcp_timeouts": timeouts(src) - to0}
+
+
+def failover_16(secs, tmp):
+    events = [(secs / 3.0, lambda: tb("cut-switch", "2", capture=True)),
+              (2.0 * secs / 3.0, lambda: tb("cut", BLADES[0], "4", capture=True))]
+    r, ivs = many_to_one(sb0(GW), secs, tmp, "fail", interval=0.5, events=events)
+    t_sw, t_port = r["events_at_s"]
+    # every blade's stream must go on: receiver intervals after each failure
+    stalls = {}
+    for h, iv in ivs.items():
+        gaps = [s for s, e, v in iv if s >= t_sw and v <= 0.0]
+        if gaps:
+            stalls[h] = len(gaps)
+    def agg(lo, hi):
+        tot = 0.0
+        for iv in ivs.values():
+            vals = [v for s, e, v in iv if s >= lo and e <= hi]
+            tot += sum(vals) / len(vals) if vals else 0.0
+        return round(tot, 1)
+    r.update({"switch_cut_at_s": t_sw, "port_cut_at_s": t_port,
+              "aggregate_before_mbit": agg(1.0, t_sw),
+              "aggregate_after_switch_mbit": agg(t_sw + 1.0, t_port),
+              "aggregate_after_port_mbit": agg(t_port + 1.0, secs),
+              "blades_with_a_stalled_0.5s": stalls})
+    r.pop("events_at_s")
+    tb("heal-switch", "2", capture=True)
+    tb("heal", BLADES[0], "4", capture=True)
+    return r
+
+
+def table(res):
+    B = res["one_link_mbit"]
+    rows = []
+    idle = res.get("idle")
+    if idle:
+        rows.append(("idle CPU per instance (mean / max, % of a core)",
+                     "%.2f / %.2f" % (idle["cpu_pct_mean"], idle["cpu_pct_max"]),
+                     "machine %.1f %% of a core = %.2f %% per instance" % (
+                         idle["machine_busy_pct_of_a_core"],
+                         idle["machine_busy_pct_per_instance"])))
+        rows.append(("memory (RSS, MB)", "blade <= %.0f, gateway %.0f" % (
+            idle["rss_mb_blade_max"], idle["rss_mb_gateway"]),
+            "%.1f GB for all 17" % (idle["rss_mb_total"] / 1024)))
+    d = res.get("dhcp")
+    if d:
+        rows.append(("DHCP leases on blades' port 0", "%d / %d" % (d["leases"], d["blades"]),
+                     "all within %.1f s" % d["all_in_s"]))
+    for k, v in res.get("streams", {}).items():
+        rows.append(("one stream %s" % k, "%.1f Mbit/s" % v["goodput_mbit"],
+                     "%.3f of 6 links (one link %.1f); %d TCP timeouts" % (
+                         v["ratio"], B, v["tcp_timeouts"])))
+    m = res.get("many_to_one")
+    if m:
+        rows.append(("16 -> gateway, iperf3 over sb0", "%.1f Mbit/s" % m["aggregate_mbit"],
+                     "%.3f of 8 links, Jain %.3f, %d TCP timeouts" % (
+                         m["ratio"], m["jain"], m["tcp_timeouts"])))
+    m = res.get("many_to_one_plain")
+    if m:
+        rows.append(("16 -> gateway, one link per host", "%.1f Mbit/s" % m["aggregate_mbit"],
+                     "Jain %.3f, %d TCP timeouts" % (m["jain"], m["tcp_timeouts"])))
+    for k, label in (("tbench", "over sb0"), ("tbench_plain", "one link per host")):
+        t = res.get(k)
+        if t:
+            rows.append(("tbench 16 x 4 clients, %s" % label, "%.1f MB/s" % t["aggregate_MBps"],
+                         "Jain %.3f, %d TCP timeouts" % (t["jain"], t["tcp_timeouts"])))
+    s = res.get("switch")
+    if s:
+        rows.append(("a -> b, switch 3 black-holed", "%.1f -> %.1f Mbit/s" % (
+            s["before_mbit"], s["after_mbit"]),
+            "back to 5/6 in %s s, lowest 0.1 s %.1f, %d TCP timeouts" % (
+                s["back_to_5_6_s"], s["lowest_0.1s_mbit"], s["tcp_timeouts"])))
+    f = res.get("failover")
+    if f:
+        rows.append(("16 -> gateway, switch 2 then a's port 4 cut",
+                     "%.1f -> %.1f -> %.1f Mbit/s" % (
+                         f["aggregate_before_mbit"], f["aggregate_after_switch_mbit"],
+                         f["aggregate_after_port_mbit"]),
+                     "%d stalled blades, %d TCP timeouts" % (
+                         len(f["blades_with_a_stalled_0.5s"]), f["tcp_timeouts"])))
+    w = max(len(r[0]) for r in rows)
+    w2 = max(len(r[1]) for r in rows)
+    print("bladecentre: 16 blades x 6 ports + gateway q x 8 ports, 6 switches, %s Mbit/s links"
+          % res["rate"])
+    for r in rows:
+        print("%-*s  %-*s  %s" % (w, r[0], w2, r[1], r[2]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rate", type=int, default=100)
+    ap.add_argument("--short", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("--table", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--exception", default="tap-vnet")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("cluster: run as root (namespaces, tc)")
+    T = dict(idle=5, stream=4, many=6, tbench=6, switch=6, fail=9) if a.short else \
+        dict(idle=20, stream=10, many=20, tbench=20, switch=10, fail=15)
+    res = {"rate": a.rate, "short": a.short, "exception": a.exception,
+           "date": time.strftime("%Y-%m-%d %H:%M")}
+    tmp = tempfile.mkdtemp(prefix="seqbond-cluster.")
+    problems = []
+    try:
+        log("one link alone, %d Mbit/s" % a.rate)
+        B = float(tb("baseline", "--rate", str(a.rate), "--time", str(T["stream"]),
+                     capture=True).stdout.strip())
+        res["one_link_mbit"] = B
+        log("up --preset bladecentre --rate %d" % a.rate)
+        t0 = time.time()
+        up = tb("up", "--preset", "bladecentre", "--rate", str(a.rate), "--exception",
+                a.exception, capture=True)
+        res["up_s"] = round(time.time() - t0, 1)
+        res["up_line"] = up.stderr.strip().splitlines()[-1]
+        time.sleep(1.0)
+        log("idle %d s" % T["idle"])
+        res["idle"] = measure_idle(T["idle"])
+        log("DHCP on 16 blades' port 0")
+        res["dhcp"] = measure_dhcp(tmp)
+        if res["dhcp"]["leases"] != len(BLADES) or res["dhcp"]["distinct"] != len(BLADES):
+            problems.append("DHCP: %d leases (%d distinct) of %d, missing %s" % (
+                res["dhcp"]["leases"], res["dhcp"]["distinct"], len(BLADES),
+                res["dhcp"]["missing"]))
+        res["streams"] = {}
+        for src, dst in ((BLADES[0], BLADES[1]), (GW, BLADES[0]), (BLADES[0], GW)):
+            log("one stream %s -> %s" % (src, dst))
+            s = one_stream(src, dst, T["stream"], tmp)
+            s["ratio"] = round(s["goodput_mbit"] / (6 * B), 3)
+            res["streams"]["%s -> %s" % (src, dst)] = s
+        log("16 -> 1 iperf3 over sb0")
+        m, _ = many_to_one(sb0(GW), T["many"], tmp, "many")
+        m["ratio"] = round(m["aggregate_mbit"] / (8 * B), 3)
+        res["many_to_one"] = m
+        log("tbench 16 x 4 over sb0")
+        res["tbench"] = tbench(sb0(GW), T["tbench"], tmp, "tb")
+        plain_addresses(True)
+        log("16 -> 1 iperf3 over one link per host")
+        m, _ = many_to_one("%s.%d" % (PLAIN, idx(GW)), T["many"], tmp, "plain")
+        m["ratio"] = round(m["aggregate_mbit"] / B, 3)
+        res["many_to_one_plain"] = m
+        log("tbench 16 x 4 over one link per host")
+        res["tbench_plain"] = tbench("%s.%d" % (PLAIN, idx(GW)), T["tbench"], tmp, "tbp")
+        plain_addresses(False)
+        log("switch 3 fails under one stream a -> b")
+        res["switch"] = switch_failover(T["switch"], tmp, T["switch"] / 2.0)
+        log("16 -> 1 with switch 2 and a's port 4 failing")
+        res["failover"] = failover_16(T["fail"], tmp)
+        for k in ("many_to_one", "many_to_one_plain", "failover"):
+            if res[k]["failed"]:
+                problems.append("%s: iperf3 failed for %s" % (k, res[k]["failed"]))
+        for k in ("tbench", "tbench_plain"):
+            if res[k]["failed"]:
+                problems.append("%s: tbench failed for %s" % (k, res[k]["failed"]))
+        if res["failover"]["blades_with_a_stalled_0.5s"]:
+            problems.append("failover: streams stalled: %s" % res["failover"][
+                "blades_with_a_stalled_0.5s"])
+        if not res["switch"]["ok"]:
+            problems.append("switch: the stream a -> b failed")
+        sw = res["switch"]
+        if sw["after_mbit"] < 0.5 * sw["before_mbit"] * 5.0 / 6.0:
+            problems.append("switch: a -> b carried %.1f Mbit/s after the cut, before %.1f"
+                            % (sw["after_mbit"], sw["before_mbit"]))
+    finally:
+        log("down")
+        subprocess.run(TB + ["down"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(["rm", "-rf", tmp])
+    res["problems"] = problems
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+    if a.table:
+        table(res)
+    for p in problems:
+        log("PROBLEM: " + p)
+    if a.check and problems:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

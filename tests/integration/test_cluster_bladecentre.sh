@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The users' cluster in one box, short form (bench/cluster.py --short; docs/benchmarks.md,
+# "Cluster"): 16 blades with 6 ports and an 8-port gateway behind 6 switches, 17 seqbond
+# instances on 2 cores. Checks: all 1696 paths come up; idle instances are in deep idle; 16 of
+# 16 blades get a DHCP lease on port 0 beside seqbond; one stream blade -> blade and each way
+# between gateway and blade; 16 blades -> gateway with iperf3 and tbench (over sb0 and over
+# one link per host); a switch module black-holed under a stream and under the 16 -> 1 load,
+# then a blade's port: every stream goes on (no blade's stream stalls for a 0.5 s interval),
+# and the a -> b stream goes on over the 5 switches left. Throughput is printed, not judged
+# (bench/run --only cluster reports it against the goals).
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+sb_require
+for t in dnsmasq busybox tbench tbench_srv dpdk-telemetry.py; do
+	command -v "$t" >/dev/null || fail "missing tool '$t' (run tools/install-deps)"
+done
+SB_TB_USED=1
+rc=0
+python3 "$SB_REPO_ROOT/bench/cluster.py" --short --check --table --rate 100 \
+	--json "$SB_WORK/cluster.json" || rc=$?
+SB_TB_USED=0
+[[ -s $SB_WORK/cluster.json ]] || fail "bench/cluster.py wrote no results (exit $rc)"
+python3 - "$SB_WORK/cluster.json" <<'PY' || fail "cluster results"
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("# " + r["up_line"])
+idle = r["idle"]
+for h, n in idle["deep_naps_per_s"].items():
+    # 1 ms deep naps: an idle instance naps deeply most of the time
+    assert n >= 500, "host %s: %d deep naps/s while idle" % (h, n)
+print("# idle: %.2f %% of a core per instance (max %.2f), machine %.2f %% per instance; "
+      "deep naps/s %s" % (idle["cpu_pct_mean"], idle["cpu_pct_max"],
+                         idle["machine_busy_pct_per_instance"], idle["deep_naps_per_s"]))
+assert r["dhcp"]["leases"] == 16 and r["dhcp"]["distinct"] == 16, r["dhcp"]
+for k, s in r["streams"].items():
+    assert s["goodput_mbit"] > 0, k
+f = r["failover"]
+assert not f["failed"] and not f["blades_with_a_stalled_0.5s"], f
+assert r["switch"]["ok"], r["switch"]
+assert not r["problems"], r["problems"]
+PY
+((rc == 0)) || fail "bench/cluster.py --check exited $rc"
+info "PASS"
