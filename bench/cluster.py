@@ -224,7 +224,7 @@ def one_stream(src, dst, secs, tmp):
             "tcp_timeouts": timeouts(src) - to0}
 
 
-def servers(kind, port_base, tmp, tag, interval):
+def servers(port_base, tmp, tag, interval):
     """One iperf3 server per blade on the gateway (an iperf3 server runs one test at a time)."""
     ps = {}
     for i, h in enumerate(BLADES):
@@ -242,7 +242,7 @@ def many_to_one(dst_addr, secs, tmp, tag, interval=1.0, events=()):
     """iperf3 from every blade to the gateway at once; events = [(at_s, fn), ...] run
     during it. Returns per-blade receiver goodput and intervals."""
     port_base = 5301
-    srv = servers("iperf3", port_base, tmp, tag, interval)
+    srv = servers(port_base, tmp, tag, interval)
     to0 = {h: timeouts(h) for h in BLADES}
     cl = {}
     for i, h in enumerate(BLADES):

@@ -42,9 +42,8 @@ worker_activity(const struct sb_dp_stats *st)
  * idle_deep_sleep_us instead (1 ms by default), so that an idle appliance wakes about a
  * thousand times a second rather than ten thousand; a cluster's hellos (every port hears
  * every host's, hello_interval_ms apart) are then read in small batches. The first frame
- * that is not a hello ends deep idle; it waits at most one deep nap. No driver in use here
- * (af_packet, the TAP PMD, our TUN fd) would let a wake-up on arrival replace the naps for
- * every port, and hellos would wake it constantly anyway.
+ * that is not a hello ends deep idle; it waits at most one deep nap. Wake-ups on arrival
+ * were not tried: hellos arrive on every port all the time and would wake it anyway.
  */
 static void
 load_based_sleep(struct sb_dp_worker *w, uint64_t now, unsigned int *nap_us)
