@@ -108,6 +108,8 @@ struct sb_dp_stats {
 	uint64_t tx_flood_copies;	/**< The copies those made (included in tx_data). */
 	uint64_t tx_hello;		/**< Hellos sent (probes included). */
 	uint64_t tx_probe;		/**< Full-size probes among them. */
+	uint64_t tx_hello_triggered;	/**< Hellos among them sent early: a path of the port
+					 *   entered or left UP (struct sb_peer_table hello_due). */
 	uint64_t tx_hello_drop;		/**< Hellos the port's control queue could not take. */
 	uint64_t tx_no_path;		/**< No peer, or no path in the stripe: dropped. */
 	uint64_t tx_too_big;		/**< Larger than the path MTU after encapsulation: dropped. */

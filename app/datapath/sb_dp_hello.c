@@ -344,8 +344,13 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 			probes_send(dp, p, now);
 		} else if (hello_due) {
 			hello_send(dp, p, hello_mac, 0, now);
+		} else if (tx->peers.hello_due & bit) {
+			hello_send(dp, p, hello_mac, 0, now);
+			tx->stats->tx_hello_triggered++;
 		}
 	}
+	/* Served above, or moot (port down); the tick below may set bits for the next round. */
+	tx->peers.hello_due = 0;
 	if (poll)
 		tx->last_link_poll = now;
 	if (hello_due) {

@@ -171,6 +171,10 @@ path_set_state(struct sb_peer_table *t, unsigned int pi, unsigned int j,
 	if (old == st)
 		return;
 	path->state = st;
+	if (st == SB_PATH_UP || old == SB_PATH_UP)
+		/* The far end of a one-way fault learns from our next hello on this port that
+		 * we stopped hearing it; until then it keeps striping frames into the fault. */
+		t->hello_due |= UINT32_C(1) << path->local_port;
 	if (st == SB_PATH_UP) {
 		path->up_since = now;
 		path->transitions++;

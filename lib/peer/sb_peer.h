@@ -268,6 +268,11 @@ struct sb_peer_table {
 	uint32_t probe_due;		/**< Bit per local port where a path (re)appeared: the
 					 *   owner sends a full-size probe there soon and clears
 					 *   the bit. */
+	uint32_t hello_due;		/**< Bit per local port where a path entered or left UP:
+					 *   the owner sends a hello there at its next tick (a
+					 *   triggered hello, as OSPF's triggered updates) and
+					 *   clears the bit, so the peer learns the change in one
+					 *   delay instead of up to one hello interval later. */
 	uint64_t rejects[SB_PEER_REJ_MAX];
 	struct sb_peer peer[SB_MAX_PEERS];
 };

@@ -206,7 +206,11 @@ test_three_way(void)
 	 * and a drops the path too. */
 	t0 = clock_now;
 	net.drop[0][1][1] = true;
+	a->t.hello_due = b->t.hello_due = 0;	/* the datapath clears them; this harness not */
 	run(100);
+	/* b tells a at once (the datapath sends a triggered hello on the bit's port). */
+	SB_CHECK(b->t.hello_due == UINT32_C(1) << 1, "b: a hello due on port 1 only: %#x",
+		b->t.hello_due);
 	tb = event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0);
 	ta = event_at(a, SB_PEER_EV_PATH_DOWN, 1, t0);
 	pa = path_of(a, 1);
