@@ -172,8 +172,9 @@ path_set_state(struct sb_peer_table *t, unsigned int pi, unsigned int j,
 		return;
 	path->state = st;
 	if (st == SB_PATH_UP || old == SB_PATH_UP)
-		/* The far end of a one-way fault learns from our next hello on this port that
-		 * we stopped hearing it; until then it keeps striping frames into the fault. */
+		/* Tell the peer at once: after a one-way fault it keeps striping frames into
+		 * the fault until a hello of ours no longer lists it; after a heal it waits
+		 * for one that does. */
 		t->hello_due |= UINT32_C(1) << path->local_port;
 	if (st == SB_PATH_UP) {
 		path->up_since = now;

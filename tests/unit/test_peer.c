@@ -206,7 +206,7 @@ test_three_way(void)
 	 * and a drops the path too. */
 	t0 = clock_now;
 	net.drop[0][1][1] = true;
-	a->t.hello_due = b->t.hello_due = 0;	/* the datapath clears them; this harness not */
+	a->t.hello_due = b->t.hello_due = 0;	/* the datapath clears them, this harness does not */
 	run(100);
 	/* b tells a at once (the datapath sends a triggered hello on the bit's port). */
 	SB_CHECK(b->t.hello_due == UINT32_C(1) << 1, "b: a hello due on port 1 only: %#x",
