@@ -310,12 +310,17 @@ def cluster_section(c):
                      s["tcp_timeouts"], s["back_to_5_6_s"]))
     f = c.get("failover")
     if f:
+        if "blades_stalled_1s" in f:
+            stalls = "%d blades stalled for 1 s, %d with an empty 0.5 s interval" % (
+                len(f["blades_stalled_1s"]), len(f["blades_with_an_empty_0.5s"]))
+        else:   # results from before 2026-12-01
+            stalls = "%d blades with a stalled 0.5 s interval" % len(
+                f["blades_with_a_stalled_0.5s"])
         L.append("| 16 -> gateway; switch 2 black-holed at %.1f s, blade a's port 4 at %.1f s "
-                 "| %.1f -> %.1f -> %.1f Mbit/s, %d RTO | %d blades with a stalled 0.5 s "
-                 "interval | every stream goes on |" % (
+                 "| %.1f -> %.1f -> %.1f Mbit/s, %d RTO | %s | every stream goes on |" % (
                      f["switch_cut_at_s"], f["port_cut_at_s"], f["aggregate_before_mbit"],
                      f["aggregate_after_switch_mbit"], f["aggregate_after_port_mbit"],
-                     f["tcp_timeouts"], len(f["blades_with_a_stalled_0.5s"])))
+                     f["tcp_timeouts"], stalls))
     L.append("\nRTO = TcpExtTCPTimeouts of the senders' namespaces; Jain = (sum x)^2 / (n sum "
              "x^2) over the 16 blades' goodputs; idle CPU = utime + stime of each seqbond "
              "process, and the machine's busy time (/proc/stat) over the same span, which also "
