@@ -182,6 +182,7 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 			RTE_MAX(conf->hello_interval_ms, 1u) / 2),
 		.probe_dead_mult = 3,
 		.probes_sent = conf->mtu_probe_interval_ms != 0,
+		.tick_stall = (uint64_t)SB_DP_TICK_STALL_MS * dp->hz / 1000,
 		.on_event = sb_dp_peer_event,
 		.event_arg = dp,
 		.data_rx = sb_dp_data_counts,

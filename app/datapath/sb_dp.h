@@ -86,6 +86,8 @@ sb_dp_exc_queues(unsigned int n_workers)
 }
 
 #define SB_BURST_MAX 256	/**< Largest burst the datapath uses. */
+#define SB_DP_TICK_STALL_MS 5	/**< Housekeeping runs every 1 ms: a gap this long is a
+				 *   stall of the lcore (descheduled), not the peers' silence. */
 #define SB_DP_MAX_WORKERS 16	/**< Datapath lcores at most. */
 #define SB_DP_RING_FRAMES 4096	/**< Frames an RX worker's input ring holds. */
 
@@ -111,6 +113,9 @@ struct sb_dp_stats {
 	uint64_t tx_hello_triggered;	/**< Hellos among them sent early: a path of the port
 					 *   entered or left UP (struct sb_peer_table hello_due). */
 	uint64_t tx_hello_drop;		/**< Hellos the port's control queue could not take. */
+	uint64_t tick_stalls;		/**< Times the TX lcore found it had not run for more
+					 *   than SB_DP_TICK_STALL_MS: path timers held for it
+					 *   (sb_peer_tick()); those of 20 ms or more are logged. */
 	uint64_t tx_no_path;		/**< No peer, or no path in the stripe: dropped. */
 	uint64_t tx_too_big;		/**< Larger than the path MTU after encapsulation: dropped. */
 	uint64_t tx_backpressure;	/**< Times every path was full and frames waited. */

@@ -360,6 +360,16 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 			tx->next_hello = now + tx->hello_period;
 	}
 	sb_peer_tick(&tx->peers, now);
+	if (tx->peers.tick_stalls != tx->stats->tick_stalls) {
+		uint64_t us = tx->peers.tick_stall_last * 1000000 / dp->hz;
+
+		tx->stats->tick_stalls = tx->peers.tick_stalls;
+		/* Long enough to matter next to a detection time: say so, with the time, so a
+		 * peer's path-down at that moment can be told from a fault. */
+		if (us >= 20000)
+			DP_LOG(NOTICE, "TX lcore stalled %.1f ms (path timers held) at %.6f",
+				us / 1000.0, wall_clock());
+	}
 }
 
 void

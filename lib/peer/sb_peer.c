@@ -427,11 +427,47 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	return idx;
 }
 
+/* Move @p v forward by @p gap, not past @p now; 0 (never) stays 0. */
+static inline uint64_t
+timer_defer(uint64_t v, uint64_t gap, uint64_t now)
+{
+	if (v == 0)
+		return 0;
+	return v + gap < now ? v + gap : now;
+}
+
+/* The owner's lcore did not run for @p gap: see sb_peer_tick(). */
+static void
+tick_stall(struct sb_peer_table *t, uint64_t gap, uint64_t now)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < t->n_peers; i++) {
+		struct sb_peer *p = &t->peer[i];
+
+		for (j = 0; j < p->n_paths; j++) {
+			struct sb_path *path = &p->path[j];
+
+			path->rx.last_hello = timer_defer(path->rx.last_hello, gap, now);
+			path->rx.last_probe = timer_defer(path->rx.last_probe, gap, now);
+			path->fb.last_echo = timer_defer(path->fb.last_echo, gap, now);
+		}
+	}
+	t->tick_stalls++;
+	t->tick_stall_last = gap;
+	if (gap > t->tick_stall_max)
+		t->tick_stall_max = gap;
+}
+
 void
 sb_peer_tick(struct sb_peer_table *t, uint64_t now)
 {
 	unsigned int i, j;
 
+	if (t->conf.tick_stall != 0 && t->last_tick != 0 && now > t->last_tick &&
+			now - t->last_tick > t->conf.tick_stall)
+		tick_stall(t, now - t->last_tick, now);
+	t->last_tick = now;
 	for (i = 0; i < t->n_peers; i++) {
 		struct sb_peer *p = &t->peer[i];
 

@@ -250,6 +250,9 @@ struct sb_peer_conf {
 					 *   MTU is reported broken, >= 2. */
 	bool probes_sent;		/**< We send full-size probes (else our paths are taken
 					 *   as MTU-checked). */
+	uint64_t tick_stall;		/**< Clock units between two sb_peer_tick() calls
+					 *   beyond which the owner's lcore is taken to have
+					 *   stalled (sb_peer_tick()); 0: never. */
 	/** Called for every event, in order, from inside the table's calls. */
 	void (*on_event)(void *arg, const struct sb_peer_event *ev);
 	void *event_arg;
@@ -274,6 +277,10 @@ struct sb_peer_table {
 					 *   clears the bit, so the peer learns the change in one
 					 *   delay instead of up to one hello interval later. */
 	uint64_t rejects[SB_PEER_REJ_MAX];
+	uint64_t last_tick;		/**< @p now of the last sb_peer_tick(); 0 none yet. */
+	uint64_t tick_stalls;		/**< Ticks that found a stall (conf.tick_stall)... */
+	uint64_t tick_stall_last;	/**< ... the last one's length, clock units ... */
+	uint64_t tick_stall_max;	/**< ... and the longest. */
 	struct sb_peer peer[SB_MAX_PEERS];
 };
 
@@ -337,6 +344,15 @@ int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uin
 /**
  * Time-driven work; call every millisecond or so: paths whose peer went silent go DOWN, loss
  * windows advance, usability is re-evaluated.
+ *
+ * A stall of the caller's own lcore (more than conf.tick_stall since the previous tick: the
+ * process was descheduled on a busy host, or stopped) is not silence of the peers: their
+ * hellos wait in the ports' rings meanwhile and are read after this tick. So the time since
+ * the previous tick is not counted against any path: each path's hello, echo and probe
+ * timers move forward by it (never past @p now), counted in tick_stalls and
+ * tick_stall_last/max. A peer that really went silent during the stall is declared down that
+ * much later. (A peer stalled longer than the detection time still looks silent to us: it
+ * sent nothing; that is what BFD's detection time means, RFC 5880 s.6.8.4.)
  */
 void sb_peer_tick(struct sb_peer_table *t, uint64_t now);
 

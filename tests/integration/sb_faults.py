@@ -18,6 +18,13 @@ and the wall-clock times seqbond logs its path events at.
   sb_faults.py event LOG REGEX SINCE
       The wall-clock time of the first line of LOG at or after SINCE that matches REGEX and
       ends in "at <time>" (seqbond's path event lines), or "none".
+  sb_faults.py downs LOG PEER_LOG MIN_STALL_MS
+      Every "path ... down" line of LOG, each with what explains it: a stall of the peer's
+      TX lcore (or of this host's: the peer's verdict comes back as one-way) of at least
+      MIN_STALL_MS logged in PEER_LOG or LOG ("TX lcore stalled S ms ... at R", R when it
+      ran again) that covers the line's time (R - S ms - 50 ms <= T <= R + 100 ms): a peer
+      that sent no hello for the detection time is silent, whatever the reason. One line
+      per down: "explained <time> by <S> ms" or "unexplained <time> <line>".
 """
 import json
 import re
@@ -66,6 +73,26 @@ def event(log, regex, since):
     print("none")
 
 
+def downs(log, peer_log, min_stall_ms):
+    at = re.compile(r" at (\d+\.\d+)\s*$")
+    stalls = []
+    for f in (peer_log, log):
+        for line in open(f, errors="replace"):
+            m = re.search(r"TX lcore stalled ([0-9.]+) ms .* at (\d+\.\d+)\s*$", line)
+            if m and float(m.group(1)) >= min_stall_ms:
+                stalls.append((float(m.group(2)), float(m.group(1)) / 1000.0))
+    for line in open(log, errors="replace"):
+        m = at.search(line)
+        if not m or not re.search(r"path [0-9]+ down", line):
+            continue
+        t = float(m.group(1))
+        why = [s for r, s in stalls if r - s - 0.05 <= t <= r + 0.1]
+        if why:
+            print("explained %.6f by %.1f ms" % (t, max(why) * 1000))
+        else:
+            print("unexplained %.6f %s" % (t, line.strip()))
+
+
 def stray(ifc, dst, src, path, seq):
     import socket
     import struct
@@ -85,6 +112,8 @@ def main():
         stray(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
     elif len(sys.argv) == 5 and sys.argv[1] == "event":
         event(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "downs":
+        downs(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     else:
         sys.exit(__doc__)
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # No spurious path-down: 60 s idle, then 60 s of UDP at 4 x the links' capacity into sb0 (2 x
 # 100 Mbit/s, 800 Mbit/s offered) plus a TCP stream back. Hellos leave ahead of data, so a
-# saturated datapath still sends them on time; not one path may go down or leave the stripe,
-# and the hellos a full control queue dropped are counted (tx_hello_drop). While idle the
+# saturated datapath still sends them on time; not one path may go down or leave the stripe
+# (unless a host's lcore was not scheduled for the detection time: STALL_MS below), and the
+# hellos a full control queue dropped are counted (tx_hello_drop). While idle the
 # lcores must be in deep idle (idle_deep_sleeps, docs/config.md) with every path kept up,
 # and a ping must still come through from deep idle.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -11,6 +12,12 @@ sb_require
 
 idle=${SB_IDLE_SECONDS:-60}
 load=${SB_LOAD_SECONDS:-60}
+# A path may go down only when a host's TX lcore did not run for the detection time less one
+# hello interval (40 - 10 ms): the host was descheduled, which this shared 2-core machine
+# does under this load (seen once in CI on 2026-12-01, before stalls were logged). Such a
+# host sends no hellos, so its peer is right to call it silent; seqbond logs each stall of
+# 20 ms or more, and its own path timers do not count it (sb_peer_tick()).
+STALL_MS=30
 sb_up --links 2 --rate 100
 sb_ping_ok a b
 declare -A deep0 cpu0
@@ -49,11 +56,18 @@ wait "$tcp" || { cat "$SB_WORK/tcp.txt"; fail "TCP stream failed"; }
 info "UDP a -> b: $(grep -E 'receiver' "$SB_WORK/udp.txt" | tail -n 1)"
 info "TCP b -> a: $(grep -E 'receiver' "$SB_WORK/tcp.txt" | tail -n 1)"
 for h in a b; do
-	n=$(sb_count_log "$h" 'path [0-9]+ (down|out of the stripe)')
-	info "host $h after ${load} s at 4 x capacity: $n path-down or stripe-exit lines;" \
-		"hellos sent $(sb_telemetry "$h" /seqbond/info tx_hello), dropped" \
-		"$(sb_telemetry "$h" /seqbond/info tx_hello_drop)"
-	((n == 0)) || fail "host $h: a path went down under load"
+	peer=b
+	[[ $h == a ]] || peer=a
+	n=$(sb_count_log "$h" 'path [0-9]+ out of the stripe')
+	downs=$(python3 "$SB_LIB_DIR/sb_faults.py" downs "$SEQBOND_TESTBED_DIR/$h.log" \
+		"$SEQBOND_TESTBED_DIR/$peer.log" "$STALL_MS")
+	info "host $h after ${load} s at 4 x capacity: $n stripe-exit lines, path-down lines:" \
+		"$(grep -c . <<<"$downs" || true) (${downs:-none}); hellos sent" \
+		"$(sb_telemetry "$h" /seqbond/info tx_hello), dropped" \
+		"$(sb_telemetry "$h" /seqbond/info tx_hello_drop); lcore stalls held" \
+		"$(sb_telemetry "$h" /seqbond/info tick_stalls)"
+	((n == 0)) || fail "host $h: a path left the stripe under load"
+	! grep -q unexplained <<<"$downs" || fail "host $h: a path went down under load: $downs"
 done
 sb_down
 python3 "$SB_LIB_DIR/sb_counters.py" "$SEQBOND_TESTBED_DIR/a.log" "$SEQBOND_TESTBED_DIR/b.log" ||

@@ -185,6 +185,68 @@ path_of(const struct host *h, unsigned int local_port)
 	return pi >= 0 ? &p->path[pi] : NULL;
 }
 
+/* Host a's lcore stalls for 38 ms just before b's hello: a neither ticks nor reads (b's
+ * hellos wait in a's rings: here, dropped until a runs again, then the next ones arrive),
+ * and it sent its own last hello just before. On its first tick after the stall a has heard nothing
+ * for 48 ms, more than the detection time: without stall handling it declares both paths
+ * silent; with it (conf.tick_stall) they stay up and the stall is counted. b hears a's
+ * hellos 40 ms apart at worst, the detection time: it keeps its paths unless a tells it
+ * otherwise. */
+static uint64_t
+stall_a(uint64_t tick_stall)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	uint64_t t0, end;
+	unsigned int port;
+
+	a->t.conf.tick_stall = tick_stall;
+	run(200);
+	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "stall: 2 paths up before");
+	/* Align: a sends at ms = 0 (mod 10), b at 1: the stall starts at 1, b's hello then
+	 * and the next three wait (dropped here); a's first tick after is at 39. */
+	while ((clock_now / MS) % INTERVAL != 1)
+		run(1);
+	t0 = clock_now;
+	for (port = 0; port < N_PORTS; port++)
+		net.drop[1][0][port] = true;
+	for (end = clock_now + 38 * MS; clock_now < end; clock_now += MS) {
+		b->now = clock_now;
+		if ((clock_now / MS) % INTERVAL == 1)
+			for (port = 0; port < N_PORTS; port++)
+				send_hello(1, port, false);
+		sb_peer_tick(&b->t, clock_now);
+	}
+	for (port = 0; port < N_PORTS; port++)
+		net.drop[1][0][port] = false;
+	a->now = clock_now;
+	sb_peer_tick(&a->t, clock_now);	/* a runs again: its tick before its rings are read */
+	run(100);
+	/* (Without stall handling b follows a's verdict: a's hellos stop listing it.) */
+	if (tick_stall != 0)
+		SB_CHECK(event_at(b, SB_PEER_EV_PATH_DOWN, 0, t0) == 0 &&
+			event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0) == 0,
+			"stall, handled: b keeps its paths");
+	return event_at(a, SB_PEER_EV_PATH_DOWN, 0, t0);
+}
+
+static void
+test_tick_stall(void)
+{
+	struct host *a = &hosts[0];
+	uint64_t stalls = a->t.tick_stalls;
+
+	/* The failure it prevents: without stall handling, a drops a path it has no news of. */
+	SB_CHECK(stall_a(0) != 0, "stall, not handled: a declares path 0 down");
+	SB_CHECK(a->t.tick_stalls == stalls, "stall, not handled: not counted");
+	SB_CHECK(stall_a(5 * MS) == 0, "stall, handled: a keeps path 0 up");
+	SB_CHECK(a->t.peer[0].n_up == 2, "stall, handled: 2 paths up after");
+	SB_CHECK(a->t.tick_stalls == stalls + 1, "stall counted once: %llu",
+		(unsigned long long)(a->t.tick_stalls - stalls));
+	SB_CHECK(a->t.tick_stall_last >= 38 * MS && a->t.tick_stall_last <= 40 * MS,
+		"stall length %llu us", (unsigned long long)a->t.tick_stall_last);
+	a->t.conf.tick_stall = 0;
+}
+
 static void
 test_three_way(void)
 {
@@ -454,6 +516,7 @@ main(void)
 	test_mtu();
 	test_loss();
 	test_port_restart();
+	test_tick_stall();
 	test_partial_and_refusals();
 	return sb_test_summary("test_peer");
 }
