@@ -10,7 +10,8 @@ with 8, 6 switches; every link --rate Mbit/s each way) and measures, in this ord
   one link      one TCP stream over one such link without seqbond (`baseline`): the unit
                 every limit below is counted in
   idle          CPU of the 17 idle instances (each process's own, and the whole machine's),
-                resident memory per instance, deep-idle naps
+                resident memory per instance, deep-idle naps; measured once no sb0 has
+                carried a frame for 2 s (the kernels' start-up chatter: up to 2 minutes)
   dhcp          dnsmasq on the gateway's port-0 interface (its own subnet), busybox udhcpc on
                 every blade's port-0 interface at once, beside seqbond on the same ports
   streams       one TCP stream over sb0: blade a -> blade b, gateway q -> a, a -> q; limit =
@@ -153,20 +154,55 @@ def wait_listen(h, port, deadline=10.0):
     raise RuntimeError("nothing listens on %s:%d" % (h, port))
 
 
+def sb0_frames(p):
+    """Frames sb0 carried, summed over every host (each seqbond's /proc/PID/net/dev shows its
+    namespace's interfaces): any change is traffic somewhere in the cluster."""
+    n = 0
+    for pid in p.values():
+        with open("/proc/%d/net/dev" % pid) as f:
+            for line in f:
+                name, _, rest = line.partition(":")
+                if name.strip() == "sb0":
+                    v = rest.split()
+                    n += int(v[1]) + int(v[9])
+    return n
+
+
+def settle(p, quiet_s=2.0, max_s=120.0):
+    """Wait until no sb0 in the cluster has carried a frame for quiet_s (the kernels' start-up
+    chatter, IPv6 router solicitations and MLD reports, keeps hosts at the fast hello pace
+    for 1 s after each frame: hello_idle_interval_ms). Returns the seconds waited."""
+    t0 = time.time()
+    last, since = sb0_frames(p), time.time()
+    while time.time() - t0 < max_s:
+        time.sleep(0.2)
+        n = sb0_frames(p)
+        if n != last:
+            last, since = n, time.time()
+        elif time.time() - since >= quiet_s:
+            break
+    return round(time.time() - t0, 1)
+
+
 def measure_idle(seconds):
     p = pids()
+    settled = settle(p)
+    f0 = sb0_frames(p)
     c0 = {h: proc_cpu(p[h]) for h in HOSTS}
     deep0 = {h: telemetry(h, "/seqbond/info")["idle_deep_sleeps"] for h in (BLADES[0], GW)}
     m0, t0 = machine_busy(), time.time()
     time.sleep(seconds)
     m1, t1 = machine_busy(), time.time()
     c1 = {h: proc_cpu(p[h]) for h in HOSTS}
+    frames = sb0_frames(p) - f0
     deep1 = {h: telemetry(h, "/seqbond/info")["idle_deep_sleeps"] for h in (BLADES[0], GW)}
     dt = t1 - t0
     per = {h: 100.0 * (c1[h] - c0[h]) / dt for h in HOSTS}
     rss = {h: rss_mb(p[h]) for h in HOSTS}
     return {
         "seconds": round(dt, 1),
+        "settled_after_s": settled,
+        "sb0_frames_during": frames,
         "cpu_pct_per_instance": {h: round(v, 2) for h, v in per.items()},
         "cpu_pct_max": round(max(per.values()), 2),
         "cpu_pct_mean": round(sum(per.values()) / len(per), 2),
@@ -416,9 +452,11 @@ def table(res):
     if idle:
         rows.append(("idle CPU per instance (mean / max, % of a core)",
                      "%.2f / %.2f" % (idle["cpu_pct_mean"], idle["cpu_pct_max"]),
-                     "machine %.1f %% of a core = %.2f %% per instance" % (
+                     "machine %.1f %% of a core = %.2f %% per instance; quiet after %.0f s, "
+                     "%d sb0 frames in it" % (
                          idle["machine_busy_pct_of_a_core"],
-                         idle["machine_busy_pct_per_instance"])))
+                         idle["machine_busy_pct_per_instance"], idle.get("settled_after_s", 0),
+                         idle.get("sb0_frames_during", 0))))
         rows.append(("memory (RSS, MB)", "blade <= %.0f, gateway %.0f" % (
             idle["rss_mb_blade_max"], idle["rss_mb_gateway"]),
             "%.1f GB for all 17" % (idle["rss_mb_total"] / 1024)))

@@ -220,6 +220,12 @@ key_idle_deep_after(struct cfg_ctx *x)
 }
 
 static int
+key_hello_idle_interval(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 60000, &x->c->hello_idle_interval_ms);
+}
+
+static int
 key_probe_interval(struct cfg_ctx *x)
 {
 	return parse_u32(x, 0, 60000, &x->c->mtu_probe_interval_ms);
@@ -300,6 +306,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "scheduler", key_scheduler },
 	{ "hello_interval_ms", key_hello_interval },
 	{ "hello_multiplier", key_hello_multiplier },
+	{ "hello_idle_interval_ms", key_hello_idle_interval },
 	{ "reorder_window", key_reorder_window },
 	{ "reorder_timeout_us", key_reorder_timeout },
 	{ "late_policy", key_late_policy },
@@ -388,6 +395,7 @@ sb_config_defaults(struct sb_config *c)
 	strlcpy(c->scheduler, "edpf", sizeof(c->scheduler));
 	c->hello_interval_ms = 10;
 	c->hello_multiplier = 4;
+	c->hello_idle_interval_ms = 100;
 	c->reorder_window = 4096;
 	c->reorder_timeout_us = 10000;
 	c->late_policy = SB_REORDER_LATE_DROP;
@@ -756,6 +764,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	rte_cfgfile_add_entry(cfg, "seqbond", "scheduler", c->scheduler);
 	set_u(cfg, "seqbond", "hello_interval_ms", c->hello_interval_ms);
 	set_u(cfg, "seqbond", "hello_multiplier", c->hello_multiplier);
+	set_u(cfg, "seqbond", "hello_idle_interval_ms", c->hello_idle_interval_ms);
 	set_u(cfg, "seqbond", "reorder_window", c->reorder_window);
 	set_u(cfg, "seqbond", "reorder_timeout_us", c->reorder_timeout_us);
 	rte_cfgfile_add_entry(cfg, "seqbond", "late_policy",
@@ -839,6 +848,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.host_id = c->host_id,
 		.hello_interval_ms = c->hello_interval_ms,
 		.hello_multiplier = c->hello_multiplier,
+		.hello_idle_interval_ms = c->hello_idle_interval_ms,
 		.reorder_window = c->reorder_window,
 		.reorder_timeout_us = c->reorder_timeout_us,
 		.late_policy = c->late_policy,

@@ -162,7 +162,13 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 
 	tx->hello_period = (uint64_t)conf->hello_interval_ms * dp->hz / 1000;
 	tx->hello_interval_ms = conf->hello_interval_ms;
+	tx->hello_active_ms = conf->hello_interval_ms;
+	tx->hello_idle_ms = conf->hello_idle_interval_ms <= UINT16_MAX ?
+		conf->hello_idle_interval_ms : UINT16_MAX;
 	tx->probe_period = (uint64_t)conf->mtu_probe_interval_ms * dp->hz / 1000;
+	tx->probe_interval_ms = conf->mtu_probe_interval_ms;
+	/* Start at the fast pace: paths come up within a few hellos. */
+	tx->pace_last = rte_rdtsc();
 	tx->instance = (uint32_t)rte_rand() | 1;
 	tx->sched_ops = sb_sched_find(conf->scheduler);
 	tx->adaptive_rate = conf->adaptive_rate;

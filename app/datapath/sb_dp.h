@@ -49,6 +49,9 @@ struct sb_dp_conf {
 	char scheduler[16];		/**< Policy name (sb_sched_find()). */
 	uint32_t hello_interval_ms;
 	uint32_t hello_multiplier;	/**< Missed hellos before a path is down. */
+	uint32_t hello_idle_interval_ms;	/**< Hello interval once the host has carried
+						 *   nothing for SB_DP_HELLO_IDLE_AFTER_MS; 0
+						 *   or <= hello_interval_ms: never slower. */
 	uint32_t reorder_window;	/**< Frames, power of two. */
 	uint32_t reorder_timeout_us;
 	enum sb_reorder_late_policy late_policy;
@@ -88,6 +91,7 @@ sb_dp_exc_queues(unsigned int n_workers)
 #define SB_BURST_MAX 256	/**< Largest burst the datapath uses. */
 #define SB_DP_TICK_STALL_MS 5	/**< Housekeeping runs every 1 ms: a gap this long is a
 				 *   stall of the lcore (descheduled), not the peers' silence. */
+#define SB_DP_HELLO_IDLE_AFTER_MS 1000	/**< No traffic this long: hellos at the idle pace. */
 #define SB_DP_MAX_WORKERS 16	/**< Datapath lcores at most. */
 #define SB_DP_RING_FRAMES 4096	/**< Frames an RX worker's input ring holds. */
 
@@ -109,6 +113,7 @@ struct sb_dp_stats {
 					 *   in the stripe. */
 	uint64_t tx_flood_copies;	/**< The copies those made (included in tx_data). */
 	uint64_t tx_hello;		/**< Hellos sent (probes included). */
+	uint64_t hello_slow;		/**< Times the host went idle and slowed its hellos. */
 	uint64_t tx_probe;		/**< Full-size probes among them. */
 	uint64_t tx_hello_triggered;	/**< Hellos among them sent early: a path of the port
 					 *   entered or left UP (struct sb_peer_table hello_due). */

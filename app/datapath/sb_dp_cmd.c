@@ -272,9 +272,12 @@ cmd_apply(struct sb_dp_worker *w, struct sb_cmd *cmd, uint64_t now)
 		}
 		if (tx == NULL)
 			break;
-		tx->hello_interval_ms = cmd->value;
-		tx->hello_period = cmd->value * dp->hz / 1000;
-		tx->next_hello = now;
+		tx->hello_active_ms = cmd->value;
+		if (!tx->hello_slow) {
+			tx->hello_interval_ms = cmd->value;
+			tx->hello_period = cmd->value * dp->hz / 1000;
+			tx->next_hello = now;
+		}
 		break;
 	case SB_CMD_CLEAR_PORT_STATS:
 		if (cmd->port != UINT32_MAX && !port_ok) {

@@ -244,7 +244,7 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		.interval_ms = dp->tx->hello_interval_ms,
 		.mtu = p->mtu,
 		.multiplier = dp->conf.hello_multiplier,
-		.probe_interval_ms = dp->conf.mtu_probe_interval_ms,
+		.probe_interval_ms = dp->tx->probe_interval_ms,
 		/* A unicast probe reaches one peer port: it repeats the last number rather
 		 * than leave a gap (counted as loss) at every other port on the switch. */
 		.hello_seq = dst[0] & 0x01 ? p->hello_seq : p->hello_seq - 1,
@@ -306,15 +306,98 @@ probes_send(struct sb_dp *dp, struct sb_dp_port *p, uint64_t now)
 	}
 }
 
+/* Frames other than hellos that any worker moved: the host is in use. Other lcores'
+ * counters are read as they are (aligned 64-bit words): a stale value delays a change of
+ * pace by one tick at most. */
+static uint64_t
+pace_activity(const struct sb_dp *dp)
+{
+	uint64_t a = 0;
+	unsigned int k;
+
+	for (k = 0; k < dp->n_workers; k++) {
+		const struct sb_dp_stats *st = &dp->worker[k].stats;
+
+		a += __atomic_load_n(&st->exc_rx, __ATOMIC_RELAXED) +
+			__atomic_load_n(&st->rx_data, __ATOMIC_RELAXED) +
+			__atomic_load_n(&st->tx_passthrough, __ATOMIC_RELAXED);
+	}
+	return a;
+}
+
+/* Set the pace hellos and probes announce and keep. */
+static void
+pace_set(struct sb_dp *dp, uint16_t hello_ms)
+{
+	struct sb_dp_tx *tx = dp->tx;
+	uint64_t probe_ms = dp->conf.mtu_probe_interval_ms;
+
+	/* Probes slow down in proportion, so a port hears as many hellos per probe. */
+	if (hello_ms != tx->hello_active_ms)
+		probe_ms = RTE_MIN(probe_ms * hello_ms / tx->hello_active_ms, (uint64_t)60000);
+	tx->hello_interval_ms = hello_ms;
+	tx->hello_period = (uint64_t)hello_ms * dp->hz / 1000;
+	tx->probe_interval_ms = (uint16_t)probe_ms;
+	tx->probe_period = probe_ms * dp->hz / 1000;
+}
+
+/*
+ * Hellos towards a cluster that is idle: every port hears every host's hellos, so 17 hosts at
+ * 100 hellos a second per port keep every instance busy doing nothing (docs/design.md, "Deep
+ * idle"). A host that has carried no traffic for SB_DP_HELLO_IDLE_AFTER_MS announces and
+ * keeps hello_idle_interval_ms instead (and probes in proportion), as BFD's slow timers do;
+ * its peers take the interval from each hello (RFC 5880 s.6.8.4), so their detection time
+ * follows. The first frame of traffic brings the fast pace back at once: a hello (a probe,
+ * so that peers' probe timers follow too) leaves every port in the same tick. The cost: a
+ * path that fails while both ends are idle is noticed after up to idle interval x multiplier.
+ */
+static void
+hello_pace(struct sb_dp *dp, uint64_t now)
+{
+	struct sb_dp_tx *tx = dp->tx;
+	uint64_t a;
+	unsigned int i;
+
+	if (tx->hello_idle_ms <= tx->hello_active_ms) {
+		if (tx->hello_slow) {
+			tx->hello_slow = false;
+			pace_set(dp, tx->hello_active_ms);
+			tx->next_hello = now;
+		}
+		return;
+	}
+	a = pace_activity(dp);
+	if (a != tx->pace_activity) {
+		tx->pace_activity = a;
+		tx->pace_last = now;
+		if (tx->hello_slow) {
+			tx->hello_slow = false;
+			pace_set(dp, tx->hello_active_ms);
+			tx->next_hello = now;
+			for (i = 0; i < dp->n_ports; i++)
+				tx->port[i].next_probe = now;
+		}
+	} else if (!tx->hello_slow &&
+			now - tx->pace_last >= (uint64_t)SB_DP_HELLO_IDLE_AFTER_MS * dp->hz / 1000) {
+		/* The hello already due announces the slow pace; the one after keeps it. */
+		tx->hello_slow = true;
+		tx->stats->hello_slow++;
+		pace_set(dp, tx->hello_idle_ms);
+	}
+}
+
 void
 sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 {
 	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
 	static const uint64_t link_poll_ms = 10;
 	struct sb_dp_tx *tx = dp->tx;
-	bool poll = now - tx->last_link_poll >= link_poll_ms * dp->hz / 1000;
-	bool hello_due = now >= tx->next_hello;
+	bool poll, hello_due;
 	unsigned int i;
+
+	hello_pace(dp, now);
+	poll = now - tx->last_link_poll >= link_poll_ms * dp->hz / 1000;
+	hello_due = now >= tx->next_hello;
 
 	for (i = 0; i < dp->n_ports; i++) {
 		struct sb_dp_port *p = &tx->port[i];

@@ -159,8 +159,16 @@ struct sb_dp_tx {
 	struct sb_peer_table peers;
 	struct sb_dp_tx_peer peer[SB_MAX_PEERS];
 	uint64_t hello_period;		/**< TSC cycles. */
-	uint16_t hello_interval_ms;	/**< Announced in hellos. */
+	uint16_t hello_interval_ms;	/**< Announced in hellos (the pace now). */
 	uint64_t probe_period;		/**< TSC cycles between full-size probes; 0 none. */
+	uint16_t probe_interval_ms;	/**< Announced in hellos (the pace now). */
+	/* Hello pace (sb_dp_hello.c, hello_pace()): fast while the host carries traffic,
+	 * slow once it has carried none for SB_DP_HELLO_IDLE_AFTER_MS. */
+	uint16_t hello_active_ms;	/**< The configured (or console-set) interval. */
+	uint16_t hello_idle_ms;		/**< The idle one; 0: no slow pace. */
+	bool hello_slow;		/**< At the idle pace now. */
+	uint64_t pace_activity;		/**< Frames other than hellos, every worker, ... */
+	uint64_t pace_last;		/**< ... and when that count last changed (TSC). */
 	uint64_t next_hello;		/**< TSC of the next round of hellos. */
 	uint64_t last_link_poll;	/**< TSC of the last carrier check. */
 	uint32_t instance;

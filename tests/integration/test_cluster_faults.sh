@@ -238,9 +238,13 @@ float_ge "$(calc "$DETECT + 1" 3)" "$first_after" ||
 RESULTS+=("restart c: paths back, UDP flows $first_after s later, $dups duplicates, a->b timeouts 0")
 
 # Pause c for 5 s, twice, while a streams to b: c's paths go down at a within the detection
-# time, come back when it wakes, and a -> b never notices.
+# time, come back when it wakes, and a -> b never notices. c is in use (a pings it every
+# 20 ms), so it hellos at the fast pace (an idle host's slower pace and its longer detection
+# time: test_liveness_load).
 to0=$(timeouts)
 stream_start a b 16 5306
+sb_in a ping -q -i 0.02 -w 30 "$C" >/dev/null 2>&1 &
+pinger=$!
 sleep 2
 for round in 1 2; do
 	t_pause=$(now)
@@ -257,6 +261,7 @@ for round in 1 2; do
 	check_detect "pause $round: c's path back at a" a 'peer 3 path [0-9]+ up' "$t_wake" 1.0
 done
 wait "$STREAM_PID" || fail "pause: a -> b iperf3 failed"
+kill "$pinger" 2>/dev/null || true
 wait || true
 res=$(python3 "$FAULTS" goodput "$SB_WORK/srv-b-5306.json" "$STREAM_T0" "$t_pause" 0 1.0)
 info "pause: a -> b $res; TCP timeouts $((($(timeouts)) - to0))"

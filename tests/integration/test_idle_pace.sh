@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The idle hello pace (docs/config.md, hello_idle_interval_ms; docs/design.md, "Deep idle"):
+# 2 hosts, 2 x 100 Mbit/s. After 1 s without traffic each host hellos every 100 ms instead of
+# 10 (hello_slow counted, at most 15 hellos a second per port); a path cut while both hosts
+# are idle is still declared down at both ends, within the idle detection time (100 ms x 4)
+# plus slack from the fault's rule in place, and comes back after the heal; with traffic flowing (pings every 20 ms) the
+# fast pace is back and the same cut is detected within the fast detection time (10 ms x 4)
+# plus slack.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+sb_require
+FAULTS=$SB_LIB_DIR/sb_faults.py
+# Slack for scheduling on this shared 2-core machine and the peer table's 1 ms tick.
+IDLE_LIMIT=0.55
+FAST_LIMIT=0.12
+sb_up --links 2 --rate 100
+sb_ping_ok a b
+
+now() { date +%s.%N; }
+first_event() { python3 "$FAULTS" event "$SEQBOND_TESTBED_DIR/$1.log" "$2" "$3"; }
+# detect WHAT HOST REGEX SINCE END LIMIT: HOST logged REGEX after SINCE (the fault command's
+# start) within LIMIT seconds of END (its return: the rule is surely in place by then).
+detect() {
+	local what=$1 h=$2 re=$3 since=$4 end=$5 limit=$6 t d d0
+	t=$(first_event "$h" "$re" "$since")
+	[[ $t != none ]] || fail "$what: host $h logged no '$re'"
+	d=$(calc "$t - $end" 3)
+	d0=$(calc "$t - $since" 3)
+	info "$what: host $h after $d s from the rule in place, $d0 s from the command's start (limit $limit s)"
+	float_ge "$limit" "$d" || fail "$what: host $h took $d s (limit $limit s)"
+}
+# Idle: 1 s without traffic and both hosts are at the slow pace. The kernels still say a
+# few things over sb0 in the first seconds (IPv6 router solicitations, MLD reports, neighbour
+# probes after the ping), each of which brings the fast pace back for 1 s: the hello count
+# is taken over a 4 s window in which, and for 1.2 s before which, neither host carried a
+# frame (up to 6 tries).
+hellos() { sb_telemetry "$1" /seqbond/info tx_hello; }
+activity() {
+	local h n=0
+	for h in a b; do
+		n=$((n + $(sb_telemetry "$h" /seqbond/info exc_rx) + $(sb_telemetry "$h" /seqbond/info rx_data)))
+	done
+	echo "$n"
+}
+quiet=0
+declare -A h0
+for try in 1 2 3 4 5 6; do
+	act0=$(activity)
+	# Nothing for 1.2 s first: the window starts after the 1 s that takes a host slow.
+	sleep 1.2
+	[[ $(activity) == "$act0" ]] || { info "window $try: traffic before it, again"; continue; }
+	for h in a b; do h0[$h]=$(hellos "$h"); done
+	sleep 4
+	[[ $(activity) == "$act0" ]] || { info "window $try: traffic in it, again"; continue; }
+	quiet=1
+	break
+done
+((quiet)) || fail "no 4 s window without traffic in 6 tries"
+for h in a b; do
+	n=$(($(hellos "$h") - h0[$h]))
+	slow=$(sb_telemetry "$h" /seqbond/info hello_slow)
+	info "host $h idle: $n hellos in 4 s on 2 ports (slowed $slow times so far)"
+	((slow >= 1)) || fail "host $h: never at the idle pace (hello_slow 0)"
+	# 10 a second per port at the idle pace (probes replace hellos); 100 at the fast one.
+	((n <= 4 * 2 * 15)) || fail "host $h: $n hellos in 4 s idle: not the idle pace"
+	((n >= 4 * 2 * 5)) || fail "host $h: only $n hellos in 4 s idle"
+done
+
+# A path cut while idle: detected at both ends, later than at the fast pace but in time.
+t=$(now)
+tb cut a 1
+t1=$(now)
+sleep 1.5
+detect "idle cut" a 'peer 2 path [0-9]+ down' "$t" "$t1" "$IDLE_LIMIT"
+detect "idle cut" b 'peer 1 path [0-9]+ down' "$t" "$t1" "$IDLE_LIMIT"
+t=$(now)
+tb heal a 1
+t1=$(now)
+sleep 1.5
+detect "idle heal" a 'peer 2 path [0-9]+ up' "$t" "$t1" 1.0
+detect "idle heal" b 'peer 1 path [0-9]+ up' "$t" "$t1" 1.0
+
+# Traffic brings the fast pace back at once; the same cut is then detected within 40 ms.
+sb_in a ping -q -i 0.02 -w 8 "$(sb_addr b)" >"$SB_WORK/ping.txt" 2>&1 &
+pinger=$!
+sleep 2
+t=$(now)
+tb cut a 1
+t1=$(now)
+sleep 0.5
+detect "busy cut" a 'peer 2 path [0-9]+ down' "$t" "$t1" "$FAST_LIMIT"
+detect "busy cut" b 'peer 1 path [0-9]+ down' "$t" "$t1" "$FAST_LIMIT"
+tb heal a 1
+wait "$pinger" || { cat "$SB_WORK/ping.txt"; fail "pings during the busy cut failed"; }
+info "pings a -> b every 20 ms: $(grep -E 'packet loss' "$SB_WORK/ping.txt")"
+sb_down
+python3 "$SB_LIB_DIR/sb_counters.py" "$SEQBOND_TESTBED_DIR/a.log" "$SEQBOND_TESTBED_DIR/b.log" ||
+	fail "counters or mbufs"
+info "PASS"
