@@ -535,7 +535,7 @@ def main():
         res["up_s"] = round(time.time() - t0, 1)
         res["up_line"] = up.stderr.strip().splitlines()[-1]
         time.sleep(1.0)
-        log("idle %d s" % T["idle"])
+        log("idle %d s, once no sb0 has carried a frame for 6 s" % T["idle"])
         res["idle"] = measure_idle(T["idle"])
         log("DHCP on 16 blades' port 0")
         res["dhcp"] = measure_dhcp(tmp)
