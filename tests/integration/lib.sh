@@ -170,6 +170,28 @@ float_ge() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(s
 # calc EXPR [DECIMALS]: a python arithmetic expression, printed with 2 (or DECIMALS) decimals.
 calc() { python3 -c 'import sys; print("%.*f" % (int(sys.argv[2]), eval(sys.argv[1])))' "$1" "${2:-2}"; }
 
+# sb_first_event HOST REGEX SINCE: wall-clock time of HOST's first path event line matching
+# REGEX at or after SINCE (seqbond logs "... at <time>"), or "none".
+sb_first_event() {
+	python3 "$SB_LIB_DIR/sb_faults.py" event "$SEQBOND_TESTBED_DIR/$1.log" "$2" "$3"
+}
+
+# sb_check_detect WHAT HOST REGEX SINCE LIMIT [SINCE_END]: the event came, within LIMIT
+# seconds. A fault's rule takes effect somewhere while its command runs, between SINCE and
+# SINCE_END (default SINCE): the limit applies from SINCE_END, when the rule is surely in
+# place, and the time from SINCE (which counts the command's own run time too) is reported
+# beside it. Sets DETECTED to the time from SINCE_END.
+sb_check_detect() {
+	local what=$1 h=$2 re=$3 since=$4 limit=$5 end=${6:-$4} t d d0
+	t=$(sb_first_event "$h" "$re" "$since")
+	[[ $t != none ]] || fail "$what: host $h logged no '$re'"
+	d=$(calc "$t - $end" 3)
+	d0=$(calc "$t - $since" 3)
+	info "$what: host $h after ${d} s from the rule in place, ${d0} s from the command's start (limit $limit s)"
+	float_ge "$limit" "$d" || fail "$what: host $h took $d s (limit $limit s)"
+	DETECTED=$d
+}
+
 # sb_baseline RATE: single-link goodput (Mbit/s) on the separate baseline pair. Run it before
 # sb_up so that idle seqbond lcores do not share the CPU with the measurement.
 sb_baseline() {

@@ -20,7 +20,7 @@ INTERVAL_MS=10
 MULT=4
 DETECT=$(calc "($INTERVAL_MS * $MULT) / 1000" 3)	# 0.040 s
 # Far end of a one-way failure: one more hello interval. Detection is measured from the
-# moment the fault's command returned (its rule is in place by then; check_detect); the slack
+# moment the fault's command returned (rule in place; sb_check_detect, lib.sh); the slack
 # covers scheduling on this shared 2-core machine (three seqbonds, iperf3, the switch) and
 # the peer table's 1 ms tick.
 SLACK=0.030
@@ -45,8 +45,6 @@ sb_ping_ok a c
 now() { date +%s.%N; }
 timeouts() { sb_in a env NSTAT_HISTORY="$SB_WORK/nstat.to" nstat -az TcpExtTCPTimeouts |
 	awk '$1 == "TcpExtTCPTimeouts" {print $2}'; }
-# first_event HOST REGEX SINCE: wall-clock time of HOST's first matching path event.
-first_event() { python3 "$FAULTS" event "$SEQBOND_TESTBED_DIR/$1.log" "$2" "$3"; }
 
 # stream_start FROM TO SECONDS PORT: iperf3 with 0.1 s receiver intervals, in the background.
 stream_start() {
@@ -59,20 +57,6 @@ stream_start() {
 	STREAM_PID=$!
 }
 
-# check_detect WHAT HOST REGEX SINCE LIMIT [SINCE_END]: the event came, within LIMIT seconds.
-# The fault's rule takes effect somewhere while its command runs, between SINCE and SINCE_END
-# (default SINCE): the limit applies from SINCE_END, when the rule is surely in place, and
-# the time from SINCE (which counts the command's own run time too) is reported beside it.
-check_detect() {
-	local what=$1 h=$2 re=$3 since=$4 limit=$5 end=${6:-$4} t d d0
-	t=$(first_event "$h" "$re" "$since")
-	[[ $t != none ]] || fail "$what: host $h logged no '$re'"
-	d=$(calc "$t - $end" 3)
-	d0=$(calc "$t - $since" 3)
-	info "$what: host $h after ${d} s from the rule in place, ${d0} s from the command's start (limit $limit s)"
-	float_ge "$limit" "$d" || fail "$what: host $h took $d s (limit $limit s)"
-	DETECTED=$d
-}
 
 # fault_case NAME KIND LIMIT RTO CUT_ARGS...: stream a -> b for 9 s; cut a's port 2 towards b
 # at 3 s with CUT_ARGS, heal at 6 s. KIND: down (path down at both ends) or stripe (out of
@@ -102,12 +86,12 @@ fault_case() {
 		re_a='peer 2 path [0-9]+ out of the stripe'
 		re_b='peer 1 path [0-9]+ out of the stripe'
 	fi
-	check_detect "$name: detected" a "$re_a" "$t_fault" "$limit" "$t_fault_end"
-	check_detect "$name: detected" b "$re_b" "$t_fault" "$limit" "$t_fault_end"
+	sb_check_detect "$name: detected" a "$re_a" "$t_fault" "$limit" "$t_fault_end"
+	sb_check_detect "$name: detected" b "$re_b" "$t_fault" "$limit" "$t_fault_end"
 	if [[ $kind == down ]]; then
-		check_detect "$name: rejoined" a 'peer 2 path [0-9]+ up \(port 2 <-> peer port 2' \
+		sb_check_detect "$name: rejoined" a 'peer 2 path [0-9]+ up \(port 2 <-> peer port 2' \
 			"$t_heal" 0.060 "$t_heal_end"
-		check_detect "$name: rejoined" b 'peer 1 path [0-9]+ up \(port 2 <-> peer port 2' \
+		sb_check_detect "$name: rejoined" b 'peer 1 path [0-9]+ up \(port 2 <-> peer port 2' \
 			"$t_heal" 0.060 "$t_heal_end"
 	fi
 	res=$(python3 "$FAULTS" goodput "$SB_WORK/srv-b-5301.json" "$STREAM_T0" "$t_fault" \
@@ -222,7 +206,7 @@ udp_tx=$!
 sleep 3
 t_restart=$(now)
 tb restart c
-t_back=$(first_event c 'peer 1 path [0-9]+ up' "$t_restart")
+t_back=$(sb_first_event c 'peer 1 path [0-9]+ up' "$t_restart")
 wait "$udp_tx" || true
 wait "$udp_rx" || fail "restart: UDP receiver failed"
 wait "$STREAM_PID" || fail "restart: a -> b iperf3 failed"
@@ -252,13 +236,13 @@ for round in 1 2; do
 	# The verb says when the SIGSTOP went out, after its own start-up.
 	t_stop=$(sed -n 's/.*stopped for .* s at \([0-9.]*\)$/\1/p' "$SB_WORK/pause.txt")
 	[[ -n $t_stop ]] || t_stop=$t_pause
-	check_detect "pause $round: c's path down at a" a 'peer 3 path [0-9]+ down' "$t_pause" \
+	sb_check_detect "pause $round: c's path down at a" a 'peer 3 path [0-9]+ down' "$t_pause" \
 		"$(calc "$DETECT + $SLACK" 3)" "$t_stop"
 	# ... and when the SIGCONT went out (seqbond may log its paths up before the verb ends).
 	t_wake=$(sed -n 's/.*continued at \([0-9.]*\)$/\1/p' "$SB_WORK/pause.txt")
 	[[ -n $t_wake ]] || t_wake=$(now)
 	sleep 1
-	check_detect "pause $round: c's path back at a" a 'peer 3 path [0-9]+ up' "$t_wake" 1.0
+	sb_check_detect "pause $round: c's path back at a" a 'peer 3 path [0-9]+ up' "$t_wake" 1.0
 done
 wait "$STREAM_PID" || fail "pause: a -> b iperf3 failed"
 kill "$pinger" 2>/dev/null || true

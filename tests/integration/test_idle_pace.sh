@@ -9,7 +9,6 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
-FAULTS=$SB_LIB_DIR/sb_faults.py
 # Slack for scheduling on this shared 2-core machine and the peer table's 1 ms tick.
 IDLE_LIMIT=0.55
 FAST_LIMIT=0.12
@@ -17,18 +16,6 @@ sb_up --links 2 --rate 100
 sb_ping_ok a b
 
 now() { date +%s.%N; }
-first_event() { python3 "$FAULTS" event "$SEQBOND_TESTBED_DIR/$1.log" "$2" "$3"; }
-# detect WHAT HOST REGEX SINCE END LIMIT: HOST logged REGEX after SINCE (the fault command's
-# start) within LIMIT seconds of END (its return: the rule is surely in place by then).
-detect() {
-	local what=$1 h=$2 re=$3 since=$4 end=$5 limit=$6 t d d0
-	t=$(first_event "$h" "$re" "$since")
-	[[ $t != none ]] || fail "$what: host $h logged no '$re'"
-	d=$(calc "$t - $end" 3)
-	d0=$(calc "$t - $since" 3)
-	info "$what: host $h after $d s from the rule in place, $d0 s from the command's start (limit $limit s)"
-	float_ge "$limit" "$d" || fail "$what: host $h took $d s (limit $limit s)"
-}
 # Idle: 1 s without traffic and both hosts are at the slow pace. The kernels still say a
 # few things over sb0 in the first seconds (IPv6 router solicitations, MLD reports, neighbour
 # probes after the ping), each of which brings the fast pace back for 1 s: the hello count
@@ -66,30 +53,27 @@ for h in a b; do
 	((n >= 4 * 2 * 5)) || fail "host $h: only $n hellos in 4 s idle"
 done
 
+# cut_case WHAT VERB STATE LIMIT: cut (or heal) a's port 1, wait, and check that both ends
+# logged the path STATE (down or up) within LIMIT seconds of the rule in place.
+cut_case() {
+	local what=$1 verb=$2 state=$3 limit=$4 t t1
+	t=$(now)
+	tb "$verb" a 1
+	t1=$(now)
+	sleep 1.5
+	sb_check_detect "$what" a "peer 2 path [0-9]+ $state" "$t" "$limit" "$t1"
+	sb_check_detect "$what" b "peer 1 path [0-9]+ $state" "$t" "$limit" "$t1"
+}
+
 # A path cut while idle: detected at both ends, later than at the fast pace but in time.
-t=$(now)
-tb cut a 1
-t1=$(now)
-sleep 1.5
-detect "idle cut" a 'peer 2 path [0-9]+ down' "$t" "$t1" "$IDLE_LIMIT"
-detect "idle cut" b 'peer 1 path [0-9]+ down' "$t" "$t1" "$IDLE_LIMIT"
-t=$(now)
-tb heal a 1
-t1=$(now)
-sleep 1.5
-detect "idle heal" a 'peer 2 path [0-9]+ up' "$t" "$t1" 1.0
-detect "idle heal" b 'peer 1 path [0-9]+ up' "$t" "$t1" 1.0
+cut_case "idle cut" cut down "$IDLE_LIMIT"
+cut_case "idle heal" heal up 1.0
 
 # Traffic brings the fast pace back at once; the same cut is then detected within 40 ms.
 sb_in a ping -q -i 0.02 -w 8 "$(sb_addr b)" >"$SB_WORK/ping.txt" 2>&1 &
 pinger=$!
 sleep 2
-t=$(now)
-tb cut a 1
-t1=$(now)
-sleep 0.5
-detect "busy cut" a 'peer 2 path [0-9]+ down' "$t" "$t1" "$FAST_LIMIT"
-detect "busy cut" b 'peer 1 path [0-9]+ down' "$t" "$t1" "$FAST_LIMIT"
+cut_case "busy cut" cut down "$FAST_LIMIT"
 tb heal a 1
 wait "$pinger" || { cat "$SB_WORK/ping.txt"; fail "pings during the busy cut failed"; }
 info "pings a -> b every 20 ms: $(grep -E 'packet loss' "$SB_WORK/ping.txt")"
