@@ -27,6 +27,9 @@ with 8, 6 switches; every link --rate Mbit/s each way) and measures, in this ord
   failover      16 -> 1 again; switch 2 black-holed at 1/3 of the run, blade a's port 4 cut
                 at 2/3: every blade's stream must go on (receiver intervals), TCP timeouts
 
+--idle-only: bring the cluster up, take the idle figures, tear it down (nothing else).
+--config-extra LINE: a line for every host's [seqbond] section (repeatable), as the
+testbed's option of that name: side-by-side runs of an idle setting.
 --short: the same with short runs (CI's test_cluster_bladecentre, tools/demo --cluster).
 --json FILE: every figure; --table: one table on stdout; --check: exit 1 unless the
 correctness conditions hold (16 of 16 leases, every stream delivered in every second after
@@ -198,18 +201,24 @@ def measure_idle(seconds, tries=4):
     return r
 
 
+def nap_counts(h):
+    """(deep naps, naps at the idle pace, polls) of host @h so far (docs/config.md)."""
+    i = telemetry(h, "/seqbond/info")
+    return i["idle_deep_sleeps"], i["idle_slow_sleeps"], i["loops"]
+
+
 def measure_idle_once(seconds):
     p = pids()
     settled = settle(p)
     f0 = sb0_frames(p)
     c0 = {h: proc_cpu(p[h]) for h in HOSTS}
-    deep0 = {h: telemetry(h, "/seqbond/info")["idle_deep_sleeps"] for h in (BLADES[0], GW)}
+    naps0 = {h: nap_counts(h) for h in (BLADES[0], GW)}
     m0, t0 = machine_busy(), time.time()
     time.sleep(seconds)
     m1, t1 = machine_busy(), time.time()
     c1 = {h: proc_cpu(p[h]) for h in HOSTS}
     frames = sb0_frames(p) - f0
-    deep1 = {h: telemetry(h, "/seqbond/info")["idle_deep_sleeps"] for h in (BLADES[0], GW)}
+    naps1 = {h: nap_counts(h) for h in (BLADES[0], GW)}
     dt = t1 - t0
     per = {h: 100.0 * (c1[h] - c0[h]) / dt for h in HOSTS}
     rss = {h: rss_mb(p[h]) for h in HOSTS}
@@ -222,7 +231,9 @@ def measure_idle_once(seconds):
         "cpu_pct_mean": round(sum(per.values()) / len(per), 2),
         "machine_busy_pct_of_a_core": round(100.0 * (m1 - m0) / dt, 1),
         "machine_busy_pct_per_instance": round(100.0 * (m1 - m0) / dt / len(HOSTS), 2),
-        "deep_naps_per_s": {h: round((deep1[h] - deep0[h]) / dt) for h in deep0},
+        "deep_naps_per_s": {h: round((naps1[h][0] - naps0[h][0]) / dt) for h in naps0},
+        "slow_naps_per_s": {h: round((naps1[h][1] - naps0[h][1]) / dt) for h in naps0},
+        "polls_per_s": {h: round((naps1[h][2] - naps0[h][2]) / dt) for h in naps0},
         "rss_mb_blade_max": round(max(rss[h] for h in BLADES), 1),
         "rss_mb_gateway": round(rss[GW], 1),
         "rss_mb_total": round(sum(rss.values()), 1),
@@ -519,6 +530,27 @@ def table(res):
         print("%-*s  %-*s  %s" % (w, r[0], w2, r[1], r[2]))
 
 
+def idle_only(a, res, extra):
+    try:
+        log("up --preset bladecentre --rate %d %s" % (a.rate, " ".join(extra)))
+        tb("up", "--preset", "bladecentre", "--rate", str(a.rate), "--exception",
+           a.exception, *extra, capture=True)
+        log("idle %d s, once no sb0 has carried a frame for 6 s" % (5 if a.short else 20))
+        res["idle"] = measure_idle(5 if a.short else 20)
+    finally:
+        log("down")
+        subprocess.run(TB + ["down"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    i = res["idle"]
+    print("idle %s: per instance %.2f %% of a core (max %.2f), machine %.1f %% of a core; "
+          "polls/s %s, naps/s deep %s slow %s; %d sb0 frames in the %.1f s window" % (
+              " ".join(a.config_extra) or "(defaults)", i["cpu_pct_mean"], i["cpu_pct_max"],
+              i["machine_busy_pct_of_a_core"], i["polls_per_s"], i["deep_naps_per_s"],
+              i["slow_naps_per_s"], i["sb0_frames_during"], i["seconds"]))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rate", type=int, default=100)
@@ -527,13 +559,18 @@ def main():
     ap.add_argument("--table", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--exception", default="tap-vnet")
+    ap.add_argument("--idle-only", action="store_true")
+    ap.add_argument("--config-extra", action="append", default=[])
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("cluster: run as root (namespaces, tc)")
     T = dict(idle=5, stream=4, many=6, tbench=6, switch=6, fail=9) if a.short else \
         dict(idle=20, stream=10, many=20, tbench=20, switch=10, fail=15)
     res = {"rate": a.rate, "short": a.short, "exception": a.exception,
-           "date": time.strftime("%Y-%m-%d %H:%M")}
+           "config_extra": a.config_extra, "date": time.strftime("%Y-%m-%d %H:%M")}
+    extra = [x for line in a.config_extra for x in ("--config-extra", line)]
+    if a.idle_only:
+        return idle_only(a, res, extra)
     tmp = tempfile.mkdtemp(prefix="seqbond-cluster.")
     problems = []
     try:
@@ -544,7 +581,7 @@ def main():
         log("up --preset bladecentre --rate %d" % a.rate)
         t0 = time.time()
         up = tb("up", "--preset", "bladecentre", "--rate", str(a.rate), "--exception",
-                a.exception, capture=True)
+                a.exception, *extra, capture=True)
         res["up_s"] = round(time.time() - t0, 1)
         res["up_line"] = up.stderr.strip().splitlines()[-1]
         time.sleep(1.0)
