@@ -230,6 +230,16 @@ sb_exc_stats_foreach(const struct sb_exc_stats *st,
 			arg);
 }
 
+int
+sb_exc_wait_fd(const struct sb_exc *exc, uint16_t queue)
+{
+	if (queue >= exc->info.n_queues)
+		return -EINVAL;
+	if (exc->ops->wait_fd == NULL)
+		return -ENOTSUP;
+	return exc->ops->wait_fd(exc, queue);
+}
+
 void
 sb_exc_info_get(const struct sb_exc *exc, struct sb_exc_info *info)
 {

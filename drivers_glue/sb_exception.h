@@ -178,6 +178,18 @@ uint16_t sb_exc_rx_burst(struct sb_exc *exc, uint16_t queue, struct rte_mbuf **p
 uint16_t sb_exc_tx_burst(struct sb_exc *exc, uint16_t queue, struct rte_mbuf **pkts,
 	uint16_t n);
 
+/**
+ * A file descriptor that polls readable (POLLIN) when the kernel has handed queue @p queue a
+ * frame, so that an idle lcore can sleep in poll() and still wake at once for the host's own
+ * traffic. Frames the back end already read and holds do not show on it: call rx_burst until
+ * it returns 0 first, and bound the wait (the caller's nap).
+ *
+ * @return the descriptor (owned by the exception path: do not close or read it), or
+ *   -ENOTSUP for back ends without one (the ethdev ones: tap, virtio-user), -EINVAL for a
+ *   queue out of range.
+ */
+int sb_exc_wait_fd(const struct sb_exc *exc, uint16_t queue);
+
 /** Counters summed over the queues (read while the lcores run: each value may lag). */
 void sb_exc_stats_get(const struct sb_exc *exc, struct sb_exc_stats *st);
 

@@ -21,6 +21,8 @@ struct sb_exc_ops {
 	uint16_t (*tx_burst)(struct sb_exc *exc, uint16_t q, struct rte_mbuf **pkts, uint16_t n);
 	/** Free every held mbuf and the interface. @return 0 or -EBUSY (mbufs still out). */
 	int (*close)(struct sb_exc *exc);
+	/** Queue @p q's wake-up descriptor (sb_exc_wait_fd()); NULL: none. */
+	int (*wait_fd)(const struct sb_exc *exc, uint16_t q);
 	/** Mbufs of the caller's pool the back end may hold (sb_exc_mempool_need()). */
 	unsigned int (*mempool_need)(const struct sb_exc_args *args, uint16_t data_room);
 };

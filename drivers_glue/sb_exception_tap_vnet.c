@@ -657,11 +657,20 @@ tv_close(struct sb_exc *exc)
 	return 0;
 }
 
+static int
+tv_wait_fd(const struct sb_exc *exc, uint16_t q)
+{
+	const struct tv_priv *pv = exc->priv;
+
+	return pv->q[q].fd;
+}
+
 const struct sb_exc_ops sb_exc_tap_vnet_ops = {
 	.name = "tap-vnet",
 	.create = tv_create,
 	.rx_burst = tv_rx_burst,
 	.tx_burst = tv_tx_burst,
 	.close = tv_close,
+	.wait_fd = tv_wait_fd,
 	.mempool_need = tv_mempool_need,
 };

@@ -214,6 +214,12 @@ key_idle_deep_sleep(struct cfg_ctx *x)
 }
 
 static int
+key_idle_slow_sleep(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 100000, &x->c->idle_slow_sleep_us);
+}
+
+static int
 key_idle_deep_after(struct cfg_ctx *x)
 {
 	return parse_u32(x, 1, 600000, &x->c->idle_deep_after_ms);
@@ -318,6 +324,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "idle_sleep_max_us", key_idle_sleep },
 	{ "idle_deep_sleep_us", key_idle_deep_sleep },
 	{ "idle_deep_after_ms", key_idle_deep_after },
+	{ "idle_slow_sleep_us", key_idle_slow_sleep },
 	{ "mtu_probe_interval_ms", key_probe_interval },
 	{ "path_loss_max_pct", key_loss_max },
 	{ "path_loss_window_ms", key_loss_window },
@@ -406,6 +413,7 @@ sb_config_defaults(struct sb_config *c)
 	c->idle_sleep_max_us = 100;
 	c->idle_deep_sleep_us = 1000;
 	c->idle_deep_after_ms = 200;
+	c->idle_slow_sleep_us = 5000;
 	c->mtu_probe_interval_ms = 200;
 	c->path_loss_max_pct = 5;
 	c->path_loss_window_ms = 1000;
@@ -778,6 +786,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "idle_sleep_max_us", c->idle_sleep_max_us);
 	set_u(cfg, "seqbond", "idle_deep_sleep_us", c->idle_deep_sleep_us);
 	set_u(cfg, "seqbond", "idle_deep_after_ms", c->idle_deep_after_ms);
+	set_u(cfg, "seqbond", "idle_slow_sleep_us", c->idle_slow_sleep_us);
 	set_u(cfg, "seqbond", "mtu_probe_interval_ms", c->mtu_probe_interval_ms);
 	set_u(cfg, "seqbond", "path_loss_max_pct", c->path_loss_max_pct);
 	set_u(cfg, "seqbond", "path_loss_window_ms", c->path_loss_window_ms);
@@ -859,6 +868,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.idle_sleep_max_us = c->idle_sleep_max_us,
 		.idle_deep_sleep_us = c->idle_deep_sleep_us,
 		.idle_deep_after_ms = c->idle_deep_after_ms,
+		.idle_slow_sleep_us = c->idle_slow_sleep_us,
 		.mtu_probe_interval_ms = c->mtu_probe_interval_ms,
 		.path_loss_max_pct = c->path_loss_max_pct,
 		.path_loss_window_ms = c->path_loss_window_ms,

@@ -52,6 +52,8 @@ struct sb_config {
 	uint32_t idle_deep_sleep_us;	/**< Its nap once nothing but hellos moved for
 					 *   idle_deep_after_ms (0: never deeper). */
 	uint32_t idle_deep_after_ms;
+	uint32_t idle_slow_sleep_us;	/**< Its nap while the hellos are at the idle pace
+					 *   (0: no longer than a deep one). */
 	uint32_t hello_idle_interval_ms;	/**< Hello interval while the host carries no
 						 *   traffic (0: always hello_interval_ms). */
 	uint32_t mtu_probe_interval_ms;	/**< Full-size probes per port; 0: none. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -42,8 +43,14 @@ worker_activity(const struct sb_dp_stats *st)
  * idle_deep_sleep_us instead (1 ms by default), so that an idle appliance wakes about a
  * thousand times a second rather than ten thousand; a cluster's hellos (every port hears
  * every host's, hello_interval_ms apart) are then read in small batches. The first frame
- * that is not a hello ends deep idle; it waits at most one deep nap. Wake-ups on arrival
- * were not tried: hellos arrive on every port all the time and would wake it anyway.
+ * that is not a hello ends deep idle; it waits at most one deep nap.
+ *
+ * Deeper still once the host has carried nothing for SB_DP_HELLO_IDLE_AFTER_MS and its
+ * hellos are at the idle pace (sb_dp_hello.c): naps of idle_slow_sleep_us. The worker that
+ * reads the kernel sleeps in poll() on the exception path's descriptors, so the host's own
+ * first frame leaves at once; a frame from a peer waits at most one such nap. Waking on the
+ * member ports too was not tried: every port hears every host's hellos, about a thousand a
+ * second per instance in a 17-host cluster, so they would wake it as often as now.
  */
 static void
 load_based_sleep(struct sb_dp_worker *w, uint64_t now, unsigned int *nap_us)
@@ -64,15 +71,48 @@ load_based_sleep(struct sb_dp_worker *w, uint64_t now, unsigned int *nap_us)
 	}
 	if (c->idle_deep_sleep_us > c->idle_sleep_max_us &&
 	    now - w->idle_since >= w->idle_deep_after) {
-		*nap_us = c->idle_deep_sleep_us;
-		w->stats.idle_deep_sleeps++;
+		if (c->idle_slow_sleep_us > c->idle_deep_sleep_us &&
+		    __atomic_load_n(&w->dp->tx->hello_slow, __ATOMIC_RELAXED)) {
+			*nap_us = c->idle_slow_sleep_us;
+			w->stats.idle_slow_sleeps++;
+		} else {
+			*nap_us = c->idle_deep_sleep_us;
+			w->stats.idle_deep_sleeps++;
+		}
 	} else if (*nap_us < c->idle_sleep_max_us) {
 		(*nap_us)++;
 	}
 	ts.tv_sec = *nap_us / 1000000;
 	ts.tv_nsec = (*nap_us % 1000000) * 1000L;
-	nanosleep(&ts, NULL);
+	if (w->n_wait != 0 && *nap_us > c->idle_sleep_max_us) {
+		if (ppoll(w->wait, w->n_wait, &ts, NULL) > 0)
+			w->stats.idle_kernel_wakeups++;
+	} else {
+		nanosleep(&ts, NULL);
+	}
 	w->stats.idle_sleeps++;
+}
+
+/* The exception path's descriptors, for the idle naps of the worker that reads it. */
+static void
+wait_fds_init(struct sb_dp_worker *w)
+{
+	struct sb_dp *dp = w->dp;
+	unsigned int q;
+	int fd;
+
+	w->n_wait = 0;
+	if (w->tx == NULL)
+		return;
+	for (q = 0; q < dp->n_exc_queues && q < RTE_DIM(w->wait); q++) {
+		fd = sb_exc_wait_fd(dp->exc, q);
+		if (fd < 0) {
+			/* Not this back end: plain naps; the kernel's frames wait one. */
+			w->n_wait = 0;
+			return;
+		}
+		w->wait[w->n_wait++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
 }
 
 unsigned int
@@ -115,6 +155,7 @@ sb_dp_lcore_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	w->lcore = rte_lcore_id();
 	w->idle_deep_after = (uint64_t)dp->conf.idle_deep_after_ms * dp->hz / 1000;
+	wait_fds_init(w);
 	last = rte_rdtsc();
 	w->idle_since = last;
 	w->idle_activity = worker_activity(&w->stats);
@@ -188,7 +229,11 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 			RTE_MAX(conf->hello_interval_ms, 1u) / 2),
 		.probe_dead_mult = 3,
 		.probes_sent = conf->mtu_probe_interval_ms != 0,
-		.tick_stall = (uint64_t)SB_DP_TICK_STALL_MS * dp->hz / 1000,
+		/* A deliberate nap is no stall: the hellos it left in the rings are read
+		 * next; only a gap beyond the longest nap holds the timers. */
+		.tick_stall = ((uint64_t)SB_DP_TICK_STALL_MS * 1000 + RTE_MAX(RTE_MAX(
+			conf->idle_sleep_max_us, conf->idle_deep_sleep_us),
+			conf->idle_slow_sleep_us)) * dp->hz / 1000000,
 		.on_event = sb_dp_peer_event,
 		.event_arg = dp,
 		.data_rx = sb_dp_data_counts,

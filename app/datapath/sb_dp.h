@@ -63,6 +63,12 @@ struct sb_dp_conf {
 	uint32_t idle_deep_sleep_us;	/**< Nap of an lcore that moved nothing but hellos
 					 *   for idle_deep_after_ms; 0: no deep idle. */
 	uint32_t idle_deep_after_ms;
+	uint32_t idle_slow_sleep_us;	/**< Deep nap while the hellos are at the idle pace
+					 *   (the host carried nothing for
+					 *   SB_DP_HELLO_IDLE_AFTER_MS); the TX lcore wakes at
+					 *   once for the kernel's frames where the exception
+					 *   path offers a descriptor. 0, or not above
+					 *   idle_deep_sleep_us: no longer than a deep nap. */
 	uint32_t mtu_probe_interval_ms;	/**< Full-size probe per port this often; 0: none. */
 	uint32_t path_loss_max_pct;	/**< A path losing more of our frames leaves the stripe
 					 *   (0: never). */
@@ -89,8 +95,9 @@ sb_dp_exc_queues(unsigned int n_workers)
 }
 
 #define SB_BURST_MAX 256	/**< Largest burst the datapath uses. */
-#define SB_DP_TICK_STALL_MS 5	/**< Housekeeping runs every 1 ms: a gap this long is a
-				 *   stall of the lcore (descheduled), not the peers' silence. */
+#define SB_DP_TICK_STALL_MS 5	/**< Housekeeping runs every 1 ms, or once per nap: a gap
+				 *   this much longer than the longest nap is a stall of
+				 *   the lcore (descheduled), not the peers' silence. */
 #define SB_DP_HELLO_IDLE_AFTER_MS 1000	/**< No traffic this long: hellos at the idle pace. */
 #define SB_DP_MAX_WORKERS 16	/**< Datapath lcores at most. */
 #define SB_DP_RING_FRAMES 4096	/**< Frames an RX worker's input ring holds. */
@@ -118,8 +125,9 @@ struct sb_dp_stats {
 	uint64_t tx_hello_triggered;	/**< Hellos among them sent early: a path of the port
 					 *   entered or left UP (struct sb_peer_table hello_due). */
 	uint64_t tx_hello_drop;		/**< Hellos the port's control queue could not take. */
-	uint64_t tick_stalls;		/**< Times the TX lcore found it had not run for more
-					 *   than SB_DP_TICK_STALL_MS: path timers held for it
+	uint64_t tick_stalls;		/**< Times the TX lcore found it had not run for
+					 *   SB_DP_TICK_STALL_MS more than its longest nap: path
+					 *   timers held for it
 					 *   (sb_peer_tick()); those of 20 ms or more are logged. */
 	uint64_t tx_no_path;		/**< No peer, or no path in the stripe: dropped. */
 	uint64_t tx_too_big;		/**< Larger than the path MTU after encapsulation: dropped. */
@@ -153,7 +161,9 @@ struct sb_dp_stats {
 	/* loop */
 	uint64_t loops;
 	uint64_t idle_sleeps;
-	uint64_t idle_deep_sleeps;	/**< ... of them deep (idle_deep_sleep_us). */
+	uint64_t idle_deep_sleeps;	/**< ... of them deep (idle_deep_sleep_us) ... */
+	uint64_t idle_slow_sleeps;	/**< ... or at the idle pace (idle_slow_sleep_us). */
+	uint64_t idle_kernel_wakeups;	/**< Naps the kernel's frames cut short. */
 	uint64_t rx_forwarded;		/**< Frames passed to the RX worker owning their peer. */
 	uint64_t ring_full;		/**< ... or hellos to the TX worker, dropped: ring full. */
 };

@@ -31,6 +31,7 @@
  *   sb_dp_stats.c  the counter tables
  */
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -166,7 +167,8 @@ struct sb_dp_tx {
 	 * slow once it has carried none for SB_DP_HELLO_IDLE_AFTER_MS. */
 	uint16_t hello_active_ms;	/**< The configured (or console-set) interval. */
 	uint16_t hello_idle_ms;		/**< The idle one; 0: no slow pace. */
-	bool hello_slow;		/**< At the idle pace now. */
+	bool hello_slow;		/**< At the idle pace now (other lcores read it:
+					 *   __atomic loads and stores). */
 	uint64_t pace_activity;		/**< Frames other than hellos, every worker, ... */
 	uint64_t pace_last;		/**< ... and when that count last changed (TSC). */
 	uint64_t next_hello;		/**< TSC of the next round of hellos. */
@@ -214,6 +216,8 @@ struct sb_dp_worker {
 	uint64_t idle_since;		/**< TSC of the last frame that was not a hello. */
 	uint64_t idle_activity;		/**< worker_activity() then. */
 	uint64_t idle_deep_after;	/**< idle_deep_after_ms in TSC cycles. */
+	unsigned int n_wait;		/**< Exception descriptors its idle naps poll ... */
+	struct pollfd wait[SB_EXC_MAX_QUEUES];	/**< ... (the worker reading the kernel). */
 	struct sb_dp_stats stats;	/**< Written by this worker only. */
 } __rte_cache_aligned;
 

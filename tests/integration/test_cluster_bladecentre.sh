@@ -26,12 +26,20 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 print("# " + r["up_line"])
 idle = r["idle"]
-for h, n in idle["deep_naps_per_s"].items():
-    # 1 ms deep naps: an idle instance naps deeply most of the time
-    assert n >= 500, "host %s: %d deep naps/s while idle" % (h, n)
+for h, deep in idle["deep_naps_per_s"].items():
+    slow, polls = idle["slow_naps_per_s"][h], idle["polls_per_s"][h]
+    # Deep naps are 1 ms, those at the idle pace 5 ms (the defaults): an idle instance
+    # spends most of its time in them ...
+    assert deep * 0.001 + slow * 0.005 >= 0.5, \
+        "host %s: %d deep and %d slow naps/s while idle" % (h, deep, slow)
+    # ... and, once no sb0 carries a frame (the kernels' chatter makes hosts fast for 1 s),
+    # wakes at most 600 times a second (1000 with 1 ms naps).
+    if idle["sb0_frames_during"] == 0:
+        assert polls <= 600, "host %s: %d polls/s while idle" % (h, polls)
 print("# idle: %.2f %% of a core per instance (max %.2f), machine %.2f %% per instance; "
-      "deep naps/s %s" % (idle["cpu_pct_mean"], idle["cpu_pct_max"],
-                         idle["machine_busy_pct_per_instance"], idle["deep_naps_per_s"]))
+      "naps/s deep %s, slow %s; polls/s %s" % (
+          idle["cpu_pct_mean"], idle["cpu_pct_max"], idle["machine_busy_pct_per_instance"],
+          idle["deep_naps_per_s"], idle["slow_naps_per_s"], idle["polls_per_s"]))
 assert r["dhcp"]["leases"] == 16 and r["dhcp"]["distinct"] == 16, r["dhcp"]
 for k, s in r["streams"].items():
     assert s["goodput_mbit"] > 0, k

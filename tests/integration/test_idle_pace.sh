@@ -5,14 +5,17 @@
 # are idle is still declared down at both ends, within the idle detection time (100 ms x 4)
 # plus slack from the fault's rule in place, and comes back after the heal; with traffic flowing (pings every 20 ms) the
 # fast pace is back and the same cut is detected within the fast detection time (10 ms x 4)
-# plus slack.
+# plus slack. At the idle pace the lcores nap idle_slow_sleep_us (5 ms) at a time: at most
+# 400 wake-ups a second per lcore in the idle window (1000 with 1 ms deep naps), and the
+# host's own first frame wakes the lcore that reads sb0 at once (idle_kernel_wakeups; the
+# tap-vnet exception path, which offers a descriptor to sleep on, hence --exception).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
 # Slack for scheduling on this shared 2-core machine and the peer table's 1 ms tick.
 IDLE_LIMIT=0.55
 FAST_LIMIT=0.12
-sb_up --links 2 --rate 100
+sb_up --links 2 --rate 100 --exception tap-vnet
 sb_ping_ok a b
 
 now() { date +%s.%N; }
@@ -22,6 +25,8 @@ now() { date +%s.%N; }
 # is taken over a 4 s window in which, and for 1.2 s before which, neither host carried a
 # frame (up to 6 tries).
 hellos() { sb_telemetry "$1" /seqbond/info tx_hello; }
+info_key() { sb_telemetry "$1" /seqbond/info "$2"; }
+lcores() { sb_telemetry "$1" /seqbond/lcores | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
 activity() {
 	local h n=0
 	for h in a b; do
@@ -30,13 +35,17 @@ activity() {
 	echo "$n"
 }
 quiet=0
-declare -A h0
+declare -A h0 loops0 slow0
 for try in 1 2 3 4 5 6; do
 	act0=$(activity)
 	# Nothing for 1.2 s first: the window starts after the 1 s that takes a host slow.
 	sleep 1.2
 	[[ $(activity) == "$act0" ]] || { info "window $try: traffic before it, again"; continue; }
-	for h in a b; do h0[$h]=$(hellos "$h"); done
+	for h in a b; do
+		h0[$h]=$(hellos "$h")
+		loops0[$h]=$(info_key "$h" loops)
+		slow0[$h]=$(info_key "$h" idle_slow_sleeps)
+	done
 	sleep 4
 	[[ $(activity) == "$act0" ]] || { info "window $try: traffic in it, again"; continue; }
 	quiet=1
@@ -51,6 +60,13 @@ for h in a b; do
 	# 10 a second per port at the idle pace (probes replace hellos); 100 at the fast one.
 	((n <= 4 * 2 * 15)) || fail "host $h: $n hellos in 4 s idle: not the idle pace"
 	((n >= 4 * 2 * 5)) || fail "host $h: only $n hellos in 4 s idle"
+	# Telemetry reads wait for the next wake-up (the lcore copies a snapshot): no extra polls.
+	loops=$(($(info_key "$h" loops) - loops0[$h]))
+	naps=$(($(info_key "$h" idle_slow_sleeps) - slow0[$h]))
+	nl=$(lcores "$h")
+	info "host $h idle: $loops polls in 4 s on $nl lcore(s), $naps of the naps at the idle pace"
+	((naps >= 4 * 100)) || fail "host $h: only $naps naps of idle_slow_sleep_us in 4 s idle"
+	((loops <= 4 * 400 * nl)) || fail "host $h: $loops polls in 4 s idle: not 5 ms naps"
 done
 
 # cut_case WHAT VERB STATE LIMIT: cut (or heal) a's port 1, wait, and check that both ends
@@ -68,6 +84,19 @@ cut_case() {
 # A path cut while idle: detected at both ends, later than at the fast pace but in time.
 cut_case "idle cut" cut down "$IDLE_LIMIT"
 cut_case "idle heal" heal up 1.0
+
+# The host's own first frame after idle wakes its lcore at once: one ping once a is slow again.
+for _ in $(seq 30); do
+	[[ $(info_key a hello_interval_ms) == 100 ]] && break
+	sleep 0.2
+done
+[[ $(info_key a hello_interval_ms) == 100 ]] || fail "host a: not back at the idle pace"
+w0=$(info_key a idle_kernel_wakeups)
+sb_in a ping -c 1 -W 2 "$(sb_addr b)" >"$SB_WORK/ping1.txt" 2>&1 ||
+	{ cat "$SB_WORK/ping1.txt"; fail "ping from idle host a failed"; }
+w1=$(info_key a idle_kernel_wakeups)
+info "one ping from idle a: $(grep -oE 'time=[0-9.]+ ms' "$SB_WORK/ping1.txt"), $((w1 - w0)) kernel wake-up(s)"
+((w1 > w0)) || fail "host a: its kernel's frame did not cut a nap short (idle_kernel_wakeups $w0 -> $w1)"
 
 # Traffic brings the fast pace back at once; the same cut is then detected within 40 ms.
 sb_in a ping -q -i 0.02 -w 8 "$(sb_addr b)" >"$SB_WORK/ping.txt" 2>&1 &
