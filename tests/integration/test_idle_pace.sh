@@ -19,14 +19,30 @@ sb_up --links 2 --rate 100 --exception tap-vnet
 sb_ping_ok a b
 
 now() { date +%s.%N; }
+# calc_rates T0 T1 N...: the window T1 - T0 (s, 2 decimals) and each N per second (integer).
+calc_rates() {
+	python3 -c 'import sys
+t0, t1 = float(sys.argv[1]), float(sys.argv[2])
+dt = t1 - t0
+print("%.2f" % dt, *[int(round(int(n) / dt)) for n in sys.argv[3:]])' "$@"
+}
 # Idle: 1 s without traffic and both hosts are at the slow pace. The kernels still say a
 # few things over sb0 in the first seconds (IPv6 router solicitations, MLD reports, neighbour
 # probes after the ping), each of which brings the fast pace back for 1 s: the hello count
 # is taken over a 4 s window in which, and for 1.2 s before which, neither host carried a
-# frame (up to 6 tries).
-hellos() { sb_telemetry "$1" /seqbond/info tx_hello; }
+# frame (up to 6 tries); rates are per second of the time between a host's two reads.
 info_key() { sb_telemetry "$1" /seqbond/info "$2"; }
 lcores() { sb_telemetry "$1" /seqbond/lcores | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+# counters H: "time tx_hello loops idle_slow_sleeps hello_slow" of host H from one telemetry
+# read, so that every rate is taken over the time between two reads of that host.
+counters() {
+	local t j
+	j=$(sb_telemetry "$1" /seqbond/info)
+	t=$(date +%s.%N)
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[2])
+print(sys.argv[1], d["tx_hello"], d["loops"], d["idle_slow_sleeps"], d["hello_slow"])' "$t" "$j"
+}
 activity() {
 	local h n=0
 	for h in a b; do
@@ -35,38 +51,38 @@ activity() {
 	echo "$n"
 }
 quiet=0
-declare -A h0 loops0 slow0
+declare -A c0 c1
 for try in 1 2 3 4 5 6; do
 	act0=$(activity)
 	# Nothing for 1.2 s first: the window starts after the 1 s that takes a host slow.
 	sleep 1.2
 	[[ $(activity) == "$act0" ]] || { info "window $try: traffic before it, again"; continue; }
-	for h in a b; do
-		h0[$h]=$(hellos "$h")
-		loops0[$h]=$(info_key "$h" loops)
-		slow0[$h]=$(info_key "$h" idle_slow_sleeps)
-	done
+	for h in a b; do c0[$h]=$(counters "$h"); done
 	sleep 4
+	for h in a b; do c1[$h]=$(counters "$h"); done
 	[[ $(activity) == "$act0" ]] || { info "window $try: traffic in it, again"; continue; }
 	quiet=1
 	break
 done
 ((quiet)) || fail "no 4 s window without traffic in 6 tries"
 for h in a b; do
-	n=$(($(hellos "$h") - h0[$h]))
-	slow=$(sb_telemetry "$h" /seqbond/info hello_slow)
-	info "host $h idle: $n hellos in 4 s on 2 ports (slowed $slow times so far)"
-	((slow >= 1)) || fail "host $h: never at the idle pace (hello_slow 0)"
-	# 10 a second per port at the idle pace (probes replace hellos); 100 at the fast one.
-	((n <= 4 * 2 * 15)) || fail "host $h: $n hellos in 4 s idle: not the idle pace"
-	((n >= 4 * 2 * 5)) || fail "host $h: only $n hellos in 4 s idle"
-	# Telemetry reads wait for the next wake-up (the lcore copies a snapshot): no extra polls.
-	loops=$(($(info_key "$h" loops) - loops0[$h]))
-	naps=$(($(info_key "$h" idle_slow_sleeps) - slow0[$h]))
+	read -r t0 hello0 loops0 slow0 _ <<<"${c0[$h]}"
+	read -r t1 hello1 loops1 slow1 slowed <<<"${c1[$h]}"
 	nl=$(lcores "$h")
-	info "host $h idle: $loops polls in 4 s on $nl lcore(s), $naps of the naps at the idle pace"
-	((naps >= 4 * 100)) || fail "host $h: only $naps naps of idle_slow_sleep_us in 4 s idle"
-	((loops <= 4 * 400 * nl)) || fail "host $h: $loops polls in 4 s idle: not 5 ms naps"
+	# Per second over the window between this host's two reads, 2 ports.
+	read -r dt hps pps nps <<<"$(calc_rates "$t0" "$t1" $((hello1 - hello0)) $((loops1 - loops0)) \
+		$((slow1 - slow0)))"
+	info "host $h idle ${dt} s: $((hello1 - hello0)) hellos on 2 ports ($hps a second; slowed" \
+		"$slowed times so far), $((loops1 - loops0)) polls on $nl lcore(s) ($pps a second)," \
+		"$((slow1 - slow0)) naps at the idle pace ($nps a second)"
+	((slowed >= 1)) || fail "host $h: never at the idle pace (hello_slow 0)"
+	# 10 a second per port at the idle pace (probes replace hellos); 100 at the fast one.
+	((hps <= 2 * 15)) || fail "host $h: $hps hellos a second idle: not the idle pace"
+	((hps >= 2 * 5)) || fail "host $h: only $hps hellos a second idle"
+	# Naps of 5 ms: about 200 polls a second per lcore (telemetry reads wait for the next
+	# wake-up: they add no poll); 1000 with 1 ms deep naps.
+	((nps >= 100)) || fail "host $h: only $nps naps of idle_slow_sleep_us a second idle"
+	((pps <= 400 * nl)) || fail "host $h: $pps polls a second idle: not 5 ms naps"
 done
 
 # cut_case WHAT VERB STATE LIMIT: cut (or heal) a's port 1, wait, and check that both ends
