@@ -447,6 +447,15 @@ sb_dp_free(struct sb_dp *dp)
 		for (i = tx->pending_head; i < tx->n_pending; i++)
 			rte_pktmbuf_free(tx->pending[i]);
 		tx->n_pending = 0;
+		for (i = 0; i < SB_MAX_PEERS; i++) {
+			struct sb_dp_tx_peer *tp = &tx->peer[i];
+
+			for (; tp->held_n > 0; tp->held_n--) {
+				rte_pktmbuf_free(tp->held[tp->held_head]);
+				tp->held_head = (tp->held_head + 1) % SB_DP_PEER_HELD;
+			}
+		}
+		tx->n_held = 0;
 		for (i = 0; i < dp->n_ports; i++) {
 			queue_drop_all(tx->port[i].txq.m, &tx->port[i].txq.n);
 			queue_drop_all(tx->port[i].ctlq.m, &tx->port[i].ctlq.n);

@@ -132,6 +132,10 @@ struct sb_dp_stats {
 	uint64_t tx_no_path;		/**< No peer, or no path in the stripe: dropped. */
 	uint64_t tx_too_big;		/**< Larger than the path MTU after encapsulation: dropped. */
 	uint64_t tx_backpressure;	/**< Times every path was full and frames waited. */
+	uint64_t tx_peer_held;		/**< Frames set aside for a peer whose paths were full,
+					 *   so that frames for other peers behind could go. */
+	uint64_t tx_peer_drop;		/**< ... that found that peer's SB_DP_PEER_HELD frames
+					 *   already set aside: dropped. */
 	uint64_t tx_queue_drop;		/**< Port software queue overflowed: dropped. */
 	uint64_t tx_nombuf;		/**< No mbuf for a hello or a flood copy. */
 	uint64_t tx_passthrough;	/**< Raw frames from passthrough interfaces queued for
@@ -178,7 +182,8 @@ struct sb_snapshot {
 	uint32_t reorder_timeout_us;
 	uint32_t hello_interval_ms;
 	struct sb_dp_stats stats;
-	uint32_t exc_pending;		/**< Read from the kernel, waiting for a path. */
+	uint32_t exc_pending;		/**< Read from the kernel, waiting for a path (those
+					 *   set aside for a peer, tx_peer_held, included). */
 	uint32_t exc_queued;		/**< Released to the exception path, not yet accepted. */
 	uint8_t exc_type;		/**< enum sb_exc_type the exception path runs (resolved). */
 	struct sb_exc_stats exc;	/**< The exception path's own counters (exc_rx_gso, ...:

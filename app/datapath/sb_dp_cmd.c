@@ -30,7 +30,7 @@ snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 	strlcpy(snap->scheduler, tx->sched_ops->name, sizeof(snap->scheduler));
 	snap->adaptive_rate = tx->adaptive_rate;
 	snap->hello_interval_ms = tx->hello_interval_ms;
-	snap->exc_pending = tx->n_pending - tx->pending_head;
+	snap->exc_pending = tx->n_pending - tx->pending_head + tx->n_held;
 	/* The exception path's counters: its own, read with relaxed loads (sb_exception.h). */
 	sb_exc_info_get(dp->exc, &ei);
 	snap->exc_type = ei.type;

@@ -92,6 +92,15 @@ struct sb_dp_port {
 	struct sb_txq txq;
 } __rte_cache_aligned;
 
+/*
+ * Frames one peer may have set aside while its paths are full and frames for other peers
+ * wait behind them in the burst read from the kernel (sb_dp_tx_exception()): enough for a
+ * burst or two, so that a peer briefly out of room loses nothing; a peer that stays out of
+ * room loses what does not fit (tx_peer_drop), as at a switch port's output queue, rather
+ * than stalling every other peer's traffic behind it.
+ */
+#define SB_DP_PEER_HELD 64
+
 /** Per-peer TX state, owned by the TX worker; index = peer table index. */
 struct sb_dp_tx_peer {
 	uint32_t tx_seq;		/**< Next sequence number to send. */
@@ -103,6 +112,11 @@ struct sb_dp_tx_peer {
 	struct sb_sched_view view;
 	uint64_t path_tx[SB_PEER_MAX_PATHS];	/**< Frames sent per path. */
 	uint64_t path_tx_bytes[SB_PEER_MAX_PATHS];
+	/* Frames from the kernel for this peer, set aside while every path to it was full
+	 * so that frames for other peers behind them could go (sb_dp_tx_exception()); a FIFO,
+	 * sent before anything newer for this peer. */
+	struct rte_mbuf *held[SB_DP_PEER_HELD];
+	uint16_t held_head, held_n;
 };
 
 /** Per-peer RX state, owned by the peer's RX worker; index = peer table index. */
@@ -181,6 +195,9 @@ struct sb_dp_tx {
 	/* frames read from the kernel that waited for a path with room (backpressure) */
 	uint16_t n_pending, pending_head;
 	struct rte_mbuf *pending[SB_BURST_MAX];
+	uint16_t pending_go;		/**< pending[] index of a frame known to be able to go
+					 *   past a blocked peer's (0: none known). */
+	uint32_t n_held;		/**< Frames in every peer's held FIFO. */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
 };

@@ -174,17 +174,110 @@ send_flood(struct sb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
 	return 0;
 }
 
+/* The peer a frame from the kernel is for: its index, or -1 to flood (broadcast, multicast,
+ * unknown unicast). */
+static inline int
+frame_peer(const struct sb_dp *dp, const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	if (rte_is_multicast_ether_addr(&eth->dst_addr))
+		return -1;
+	return sb_peer_lookup_mac(&dp->tx->peers, eth->dst_addr.addr_bytes);
+}
+
+/* Send frame @p m to peer @p pi (the aggregate MACs are elided when the kernel sent it from
+ * ours). @return as send_data(). */
+static inline int
+send_unicast(struct sb_dp *dp, int pi, struct rte_mbuf *m, uint64_t now_ns)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	return send_data(dp, pi, m, memcmp(eth->src_addr.addr_bytes, dp->conf.mac,
+		SB_ETH_ALEN) == 0, now_ns);
+}
+
+/* Send what each peer has set aside, oldest first, until its paths are full again. */
+static void
+drain_held(struct sb_dp *dp, uint64_t now_ns)
+{
+	struct sb_dp_tx *tx = dp->tx;
+	unsigned int i;
+
+	for (i = 0; i < tx->peers.n_peers && tx->n_held > 0; i++) {
+		struct sb_dp_tx_peer *tp = &tx->peer[i];
+
+		while (tp->held_n > 0 && send_unicast(dp, i, tp->held[tp->held_head],
+				now_ns) != -EAGAIN) {
+			tp->held_head = (tp->held_head + 1) % SB_DP_PEER_HELD;
+			tp->held_n--;
+			tx->n_held--;
+		}
+	}
+}
+
+/* Can a frame behind pending[@p from - 1], for blocked peer @p pi, go now? True at the
+ * first frame for another peer that has nothing set aside and a path with room (or no
+ * path: it is dropped at once), which is remembered in pending_go. A flood frame needs
+ * every peer, the blocked one too, so it never counts. */
+static bool
+other_peer_can_go(struct sb_dp *dp, unsigned int from, int pi, uint64_t now_ns)
+{
+	struct sb_dp_tx *tx = dp->tx;
+	unsigned int k;
+
+	if (tx->pending_go >= from)
+		return true;
+	for (k = from; k < tx->n_pending; k++) {
+		const struct rte_mbuf *m = tx->pending[k];
+		int q;
+
+		if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)
+			continue;
+		q = frame_peer(dp, m);
+		if (q < 0 || q == pi || tx->peer[q].held_n > 0)
+			continue;
+		if (tx->peers.peer[q].n_usable > 0) {
+			view_refresh(dp, q, now_ns);
+			if (sb_sched_eligible(&tx->peer[q].view) == 0)
+				continue;
+		}
+		tx->pending_go = k;
+		return true;
+	}
+	return false;
+}
+
+/* Set @p m aside for peer @p pi, or drop it when the peer's FIFO is full. */
+static void
+hold(struct sb_dp *dp, int pi, struct rte_mbuf *m)
+{
+	struct sb_dp_tx_peer *tp = &dp->tx->peer[pi];
+
+	if (tp->held_n == SB_DP_PEER_HELD) {
+		dp->tx->stats->tx_peer_drop++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	tp->held[(tp->held_head + tp->held_n) % SB_DP_PEER_HELD] = m;
+	tp->held_n++;
+	dp->tx->n_held++;
+	dp->tx->stats->tx_peer_held++;
+}
+
 unsigned int
 sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 {
-	struct sb_dp_stats *st = dp->tx->stats;
+	struct sb_dp_tx *tx = dp->tx;
+	struct sb_dp_stats *st = tx->stats;
 	uint64_t now_ns = sb_tsc_to_ns(now, dp->hz);
 	unsigned int done = 0;
 
+	if (unlikely(tx->n_held > 0))
+		drain_held(dp, now_ns);
 	/* Read from the kernel only when nothing is waiting: while every path is full the
 	 * frames stay in the TAP queue and the kernel sees backpressure, not loss. */
-	if (dp->tx->n_pending == 0) {
-		struct sb_dp_tx *tx = dp->tx;
+	if (tx->n_pending == 0) {
 		unsigned int q;
 
 		/* Every exception queue (one per RX worker) in turn, from a rotating start. */
@@ -194,30 +287,34 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 				dp->conf.burst);
 		tx->exc_next_queue = (tx->exc_next_queue + 1) % dp->n_exc_queues;
 		tx->pending_head = 0;
-		st->exc_rx += dp->tx->n_pending;
-		dp->tx->w->max_batch = RTE_MAX(dp->tx->w->max_batch, dp->tx->n_pending);
+		tx->pending_go = 0;
+		st->exc_rx += tx->n_pending;
+		tx->w->max_batch = RTE_MAX(tx->w->max_batch, tx->n_pending);
 	}
-	while (dp->tx->pending_head < dp->tx->n_pending) {
-		struct rte_mbuf *m = dp->tx->pending[dp->tx->pending_head];
-		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	while (tx->pending_head < tx->n_pending) {
+		struct rte_mbuf *m = tx->pending[tx->pending_head];
 		int pi;
 
 		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
 			st->tx_too_big++;
 			rte_pktmbuf_free(m);
-		} else if (rte_is_multicast_ether_addr(&eth->dst_addr) ||
-				(pi = sb_peer_lookup_mac(&dp->tx->peers, eth->dst_addr.addr_bytes)) < 0) {
+		} else if ((pi = frame_peer(dp, m)) < 0) {
 			if (send_flood(dp, m, now_ns) == -EAGAIN)
 				break;
-		} else if (send_data(dp, pi, m, memcmp(eth->src_addr.addr_bytes, dp->conf.mac,
-				SB_ETH_ALEN) == 0, now_ns) == -EAGAIN) {
-			break;
+		} else if (tx->peer[pi].held_n > 0 || send_unicast(dp, pi, m, now_ns) == -EAGAIN) {
+			/* This peer is out of room (or has frames set aside, which go first).
+			 * Waiting would hold up every peer behind it in the burst: when one of
+			 * them can go, this frame is set aside instead (the kernel's single
+			 * queue cannot be read past it otherwise); when none can, it waits. */
+			if (!other_peer_can_go(dp, tx->pending_head + 1U, pi, now_ns))
+				break;
+			hold(dp, pi, m);
 		}
-		dp->tx->pending_head++;
+		tx->pending_head++;
 		done++;
 	}
-	if (dp->tx->pending_head == dp->tx->n_pending)
-		dp->tx->n_pending = 0;
+	if (tx->pending_head == tx->n_pending)
+		tx->n_pending = 0;
 	return done;
 }
 

@@ -15,7 +15,7 @@ Per host, from the last report in its log:
   exception the datapath's count of frames read from and handed to the exception path equals
             the exception path's own (exc_rx = exc_rx_frames, exc_tx = exc_tx_frames)
   tx        frames read from the kernel = unicast frames sent or dropped (no path, too big,
-            queue full) + flooded frames (each once; their copies are in tx_data and the
+            queue full, the peer's set-aside frames full) + flooded frames (each once; their copies are in tx_data and the
             drops, counted by tx_flood_copies) + waiting at exit; a port taken down counts
             the frames left in its queue as tx_queue_drop although they were sent, so the
             difference must lie in 0..tx_queue_drop
@@ -24,7 +24,7 @@ Prints the drop counters that are not zero.
 import re
 import sys
 
-DROPS = ["tx_no_path", "tx_hello_drop", "tx_too_big", "tx_queue_drop", "tx_nombuf", "rx_foreign",
+DROPS = ["tx_no_path", "tx_peer_drop", "tx_hello_drop", "tx_too_big", "tx_queue_drop", "tx_nombuf", "rx_foreign",
          "rx_unknown_peer", "rx_hello_rejected", "rx_late_dropped", "rx_late_delivered",
          "rx_duplicate", "rx_out_of_range", "rx_stray", "exc_tx_drop", "exc_too_big"]
 
@@ -73,6 +73,7 @@ def check(path):
             errors.append("%s %d != exception path's %s %d" % (dp_name, c[dp_name], exc_name,
                                                                c[exc_name]))
     tx = (c["tx_data"] + c["tx_queue_drop"] + c["tx_no_path"] + c["tx_too_big"]
+          + c.get("tx_peer_drop", 0)
           - c["tx_flood_copies"] + c["tx_flood"] + c["exc_pending"])
     if not 0 <= tx - c["exc_rx"] <= c["tx_queue_drop"]:
         errors.append("exc_rx %d vs sent + dropped + pending %d" % (c["exc_rx"], tx))

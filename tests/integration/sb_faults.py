@@ -18,13 +18,17 @@ and the wall-clock times seqbond logs its path events at.
   sb_faults.py event LOG REGEX SINCE
       The wall-clock time of the first line of LOG at or after SINCE that matches REGEX and
       ends in "at <time>" (seqbond's path event lines), or "none".
-  sb_faults.py downs LOG PEER_LOG MIN_STALL_MS
-      Every "path ... down" line of LOG, each with what explains it: a stall of the peer's
+  sb_faults.py downs LOG PEER_LOG MIN_STALL_MS [SINCE [PEER]]
+      Every "path ... down" line of LOG (at or after SINCE, of peer PEER only when given), each with what explains it: a stall of the peer's
       TX lcore (or of this host's: the peer's verdict comes back as one-way) of at least
       MIN_STALL_MS logged in PEER_LOG or LOG ("TX lcore stalled S ms ... at R", R when it
       ran again) that covers the line's time (R - S ms - 50 ms <= T <= R + 100 ms): a peer
       that sent no hello for the detection time is silent, whatever the reason. One line
       per down: "explained <time> by <S> ms" or "unexplained <time> <line>".
+  sb_faults.py stalls SINCE UNTIL MIN_STALL_MS LOG...
+      How many freezes the hosts' logs report between SINCE and UNTIL ("TX lcore stalled S ms
+      ... at R", S >= MIN_STALL_MS, R in the window): stalls of several hosts whose ends lie
+      within 50 ms of each other are one freeze of the machine, counted once.
 """
 import json
 import re
@@ -73,7 +77,7 @@ def event(log, regex, since):
     print("none")
 
 
-def downs(log, peer_log, min_stall_ms):
+def downs(log, peer_log, min_stall_ms, since=0.0, peer=None):
     at = re.compile(r" at (\d+\.\d+)\s*$")
     stalls = []
     for f in (peer_log, log):
@@ -85,12 +89,31 @@ def downs(log, peer_log, min_stall_ms):
         m = at.search(line)
         if not m or not re.search(r"path [0-9]+ down", line):
             continue
+        if peer is not None and not re.search(r"peer %s path " % re.escape(peer), line):
+            continue
         t = float(m.group(1))
+        if t < since:
+            continue
         why = [s for r, s in stalls if r - s - 0.05 <= t <= r + 0.1]
         if why:
             print("explained %.6f by %.1f ms" % (t, max(why) * 1000))
         else:
             print("unexplained %.6f %s" % (t, line.strip()))
+
+
+def stalls(since, until, min_stall_ms, logs):
+    ends = []
+    for f in logs:
+        for line in open(f, errors="replace"):
+            m = re.search(r"TX lcore stalled ([0-9.]+) ms .* at (\d+\.\d+)\s*$", line)
+            if m and float(m.group(1)) >= min_stall_ms and since <= float(m.group(2)) <= until:
+                ends.append(float(m.group(2)))
+    n, last = 0, None
+    for t in sorted(ends):
+        if last is None or t - last > 0.05:
+            n += 1
+        last = t
+    print(n)
 
 
 def stray(ifc, dst, src, path, seq):
@@ -112,8 +135,12 @@ def main():
         stray(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
     elif len(sys.argv) == 5 and sys.argv[1] == "event":
         event(sys.argv[2], sys.argv[3], float(sys.argv[4]))
-    elif len(sys.argv) == 5 and sys.argv[1] == "downs":
-        downs(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+    elif 5 <= len(sys.argv) <= 7 and sys.argv[1] == "downs":
+        downs(sys.argv[2], sys.argv[3], float(sys.argv[4]),
+              float(sys.argv[5]) if len(sys.argv) > 5 else 0.0,
+              sys.argv[6] if len(sys.argv) > 6 else None)
+    elif len(sys.argv) >= 6 and sys.argv[1] == "stalls":
+        stalls(float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5:])
     else:
         sys.exit(__doc__)
 

@@ -24,6 +24,9 @@ DETECT=$(calc "($INTERVAL_MS * $MULT) / 1000" 3)	# 0.040 s
 # covers scheduling on this shared 2-core machine (three seqbonds, iperf3, the switch) and
 # the peer table's 1 ms tick.
 SLACK=0.030
+# A stall of a host's own TX lcore this long or longer explains its peers' verdict "silent"
+# (sb_faults.py downs): the pause case below.
+STALL_MS=30
 # Until both ends have taken the path out, part of a's frames go into the fault and are lost:
 # a quarter of them for 30-45 ms when the path goes down (TCP repairs some 180 segments, and
 # about 30 of its retransmissions fall into the fault too), the full-size quarter for 0.4-0.7
@@ -45,6 +48,25 @@ sb_ping_ok a c
 now() { date +%s.%N; }
 timeouts() { sb_in a env NSTAT_HISTORY="$SB_WORK/nstat.to" nstat -az TcpExtTCPTimeouts |
 	awk '$1 == "TcpExtTCPTimeouts" {print $2}'; }
+
+# no_timeouts CASE TO0 SINCE: a -> b counted no TCP timeout since TO0, unless a freeze of a or
+# b themselves explains it: this shared VM now and then stops processes for about 100 ms
+# (both hosts log "TX lcore stalled 101 ms" at once), a peer then rightly takes every path
+# down after 40 ms of silence, and frames are lost until the hellos bring the paths back
+# (docs/design.md, "A frozen host"). Then every a <-> b path down since SINCE must be
+# explained by such a stall (sb_faults.py downs); none, or any other, fails.
+no_timeouts() {
+	local name=$1 to0=$2 since=$3 ab
+	(($(timeouts) != to0)) || return 0
+	ab=$(python3 "$FAULTS" downs "$SEQBOND_TESTBED_DIR/a.log" "$SEQBOND_TESTBED_DIR/b.log" \
+		"$STALL_MS" "$since" 2)
+	ab+=$'\n'$(python3 "$FAULTS" downs "$SEQBOND_TESTBED_DIR/b.log" \
+		"$SEQBOND_TESTBED_DIR/a.log" "$STALL_MS" "$since" 1)
+	info "$name: $(($(timeouts) - to0)) TCP timeouts; a <-> b path downs meanwhile:" \
+		"$(tr '\n' ' ' <<<"$ab")"
+	[[ $ab == *explained* && $ab != *unexplained* ]] ||
+		fail "$name: a -> b TCP timeouts, not explained by a frozen a or b"
+}
 
 # stream_start FROM TO SECONDS PORT: iperf3 with 0.1 s receiver intervals, in the background.
 stream_start() {
@@ -102,9 +124,19 @@ fault_case() {
 	float_ge "$rec" 0 || fail "$name: goodput never came back to $target Mbit/s"
 	# Recovery counts from the fault; the path may leave the stripe up to LIMIT after it (an
 	# MTU fault waits for 3 missing probes: 0.4-0.7 s), and the stream has 1 s from there.
-	# (1 s from the fault failed the oversize case once in 10 rounds: 1.30 s.)
-	float_ge "$(calc "$limit + 1.0" 3)" "$rec" ||
-		fail "$name: goodput back only after $rec s (limit $limit + 1.0 s)"
+	# (1 s from the fault failed the oversize case once in 10 rounds: 1.30 s.) A freeze of
+	# the machine meanwhile (no_timeouts above says what they are) costs its 0.1 s and breaks
+	# the run of 5 good intervals that recovery counts from: 0.6 s more per freeze. In the
+	# cases allowed a TCP timeout, the sender's backed-off retransmission timer decides when
+	# it sends again (2.15 s once, oversize, 2026-12-01): 0.5 s more per timeout counted.
+	local n_stalls allow
+	n_stalls=$(python3 "$FAULTS" stalls "$t_fault" "$(calc "$t_fault + $rec + 0.5" 3)" \
+		"$STALL_MS" "$SEQBOND_TESTBED_DIR/a.log" "$SEQBOND_TESTBED_DIR/b.log")
+	allow=$(calc "$limit + 1.0 + 0.6 * $n_stalls + 0.5 * $((to1 - to0))" 3)
+	info "$name: recovery $rec s, machine freezes meanwhile $n_stalls, TCP timeouts" \
+		"$((to1 - to0)), limit $allow s"
+	float_ge "$allow" "$rec" ||
+		fail "$name: goodput back only after $rec s (limit $limit + 1.0 s, 0.6 s per freeze, 0.5 s per timeout)"
 	float_ge "$during" "$target" || fail "$name: $during Mbit/s during the fault < $target"
 	((to1 - to0 <= rto)) || fail "$name: $((to1 - to0)) TCP timeouts (at most $rto)"
 	RESULTS+=("$name: detect <= ${limit}s, recovery ${rec}s, before ${before}, during ${during}, low ${low}, after ${after} Mbit/s, timeouts $((to1 - to0))")
@@ -123,7 +155,7 @@ fault_case lossy-10pct stripe 1.2 2 --loss 10
 
 # Stray frame: one DATA frame on a valid path (a's port 2 MAC, path id 2) whose sequence
 # number is 100 000 ahead of b's next expected one, injected towards b mid-stream.
-to0=$(timeouts)
+to0=$(timeouts) t_case=$(now)
 stray0=$(sb_telemetry b /seqbond/info rx_stray)
 stream_start a b 6 5302
 sleep 2.5
@@ -139,8 +171,8 @@ read -r _ before _ during _ low _ rec _ _ _ target <<<"$res"
 info "stray: rx_stray $stray0 -> $stray1; goodput $res; TCP timeouts $((($(timeouts)) - to0))"
 ((stray1 == stray0 + 1)) || fail "stray: rx_stray went from $stray0 to $stray1"
 float_ge "$during" "$target" || fail "stray: $during Mbit/s after the stray < $target"
-(($(timeouts) == to0)) || fail "stray: TCP timeouts"
-RESULTS+=("stray: rx_stray +1, before ${before}, after ${during}, low ${low} Mbit/s, timeouts 0")
+no_timeouts stray "$to0" "$t_case"
+RESULTS+=("stray: rx_stray +1, before ${before}, after ${during}, low ${low} Mbit/s, timeouts $(($(timeouts) - to0))")
 
 # Only b's path cut while a streams to b and to c at once: c keeps its paths and its rate.
 # c_paths: per path of a to c (host 3), "port tx_frames transitions stripe_exits".
@@ -190,22 +222,20 @@ read -r share2 changed <<<"$c_share"
 info "a -> c paths during the cut: port 2 carried $share2 of c's frames; paths that changed state: $changed"
 [[ $changed == - ]] || fail "a's paths to c over ports $changed went down or out of the stripe"
 float_ge "$share2" 0.05 || fail "a's path to c over the cut port carried only $share2 of c's frames"
-# The rate itself moves with the two streams' split of a's ports and those estimates (0.84
-# and 0.86 of before seen, 1.55 the other way; 0.44 once, 2026-12-01: 352.7 -> 156.4 Mbit/s
-# with port 2 still carrying 0.276 of c's frames and no path to c changed): the path checks
-# above are what shows c's stripe untouched. That fall is an open product weakness
-# (docs/design.md, "Known weakness: one port, several peers' streams"), not liveness; the
-# rate must stay above 0.3 of before (c keeps flowing) and its ratio is printed.
+# The rate itself moves with the two streams' split of a's ports and those estimates, but b's
+# troubles must not hold c back: frames for c read from the kernel behind frames for b, whose
+# paths are full, go past them (docs/design.md, "One slow peer does not hold up the others").
+# Before that c fell to 0.44 of before once (2026-12-01); 0.925-2.09 in six runs since.
 read -r _ before _ during _ _ _ _ _ _ _ target <<<"$res_c"
 info "a -> c during the cut: $(calc "$during / $before" 3) of before"
-float_ge "$during" "$(calc "$before * 0.3" 1)" ||
-	fail "c's rate fell to $during Mbit/s (before $before, limit 0.3 of it)"
+float_ge "$during" "$(calc "$before * 0.7" 1)" ||
+	fail "c's rate fell to $during Mbit/s (before $before, limit 0.7 of it)"
 RESULTS+=("a->c beside a cut a->b path: c before ${before}, during ${during} Mbit/s, no path down, port 2 share $share2")
 
 # Restart c (kill -9, start again: new instance, new random initial sequence) while a streams
 # to b; UDP datagrams numbered 1, 2, ... from a to c across the restart arrive again soon
 # after c's new instance is up, and none twice.
-to0=$(timeouts)
+to0=$(timeouts) t_case=$(now)
 stream_start a b 12 5305
 sb_in c python3 "$SB_LIB_DIR/sb_udpseq.py" recv "$C" 5399 14 >"$SB_WORK/udp-c.txt" &
 udp_rx=$!
@@ -227,14 +257,15 @@ info "restart c: new instance's first path up $(calc "$t_back - $t_restart" 3) s
 ((dups == 0)) || fail "restart: $dups datagrams delivered twice"
 float_ge "$(calc "$DETECT + 1" 3)" "$first_after" ||
 	fail "restart: traffic to c back only $first_after s after its paths"
-(($(timeouts) == to0)) || fail "restart: a -> b TCP timeouts"
-RESULTS+=("restart c: paths back, UDP flows $first_after s later, $dups duplicates, a->b timeouts 0")
+no_timeouts restart "$to0" "$t_case"
+RESULTS+=("restart c: paths back, UDP flows $first_after s later, $dups duplicates, a->b timeouts $(($(timeouts) - to0))")
 
 # Pause c for 5 s, twice, while a streams to b: c's paths go down at a within the detection
 # time, come back when it wakes, and a -> b never notices. c is in use (a pings it every
 # 20 ms), so it hellos at the fast pace (an idle host's slower pace and its longer detection
 # time: test_liveness_load).
 to0=$(timeouts)
+t_case=$(now)
 stream_start a b 16 5306
 sb_in a ping -q -i 0.02 -w 30 "$C" >/dev/null 2>&1 &
 pinger=$!
@@ -258,10 +289,10 @@ kill "$pinger" 2>/dev/null || true
 wait || true
 res=$(python3 "$FAULTS" goodput "$SB_WORK/srv-b-5306.json" "$STREAM_T0" "$t_pause" 0 1.0)
 info "pause: a -> b $res; TCP timeouts $((($(timeouts)) - to0))"
-(($(timeouts) == to0)) || fail "pause: a -> b TCP timeouts"
+no_timeouts pause "$to0" "$t_case"
 read -r _ before _ during _ _ _ _ _ _ _ target <<<"$res"
 float_ge "$during" "$target" || fail "pause: a -> b fell to $during Mbit/s"
-RESULTS+=("pause c 5 s twice: c down at a in time, back within 1 s, a->b ${during} Mbit/s, timeouts 0")
+RESULTS+=("pause c 5 s twice: c down at a in time, back within 1 s, a->b ${during} Mbit/s, timeouts $(($(timeouts) - to0))")
 
 for r in "${RESULTS[@]}"; do info "summary: $r"; done
 sb_down
