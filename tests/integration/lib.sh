@@ -71,13 +71,45 @@ sb_require() {
 	[[ -x $SEQBOND_BIN ]] || fail "no seqbond binary at $SEQBOND_BIN (build first)"
 	SB_WORK=$(mktemp -d "/tmp/seqbond-$SB_TEST.XXXXXX")
 	trap sb_cleanup EXIT
+	sb_freezemon_start
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+}
+
+# sb_freezemon_start: the machine-freeze log for sb_freezes: tools/run-tests' own
+# (SEQBOND_FREEZE_LOG) when it runs one, otherwise a freezemon of this test's, stopped by
+# sb_cleanup. Without the freezemon binary (not built) the log stays empty: no freezes seen.
+SB_T0=$(date +%s.%N)
+SB_FREEZE_LOG=${SEQBOND_FREEZE_LOG:-}
+SB_FREEZEMON_PID=""
+sb_freezemon_start() {
+	[[ -z $SB_FREEZE_LOG ]] || return 0
+	SB_FREEZE_LOG=$SB_WORK/freezes.log
+	: >"$SB_FREEZE_LOG"
+	local fm
+	for fm in "${SEQBOND_FREEZEMON:-}" "$(dirname "$(dirname "$SEQBOND_BIN")")/tools/freezemon/freezemon" \
+		"$SB_REPO_ROOT/build/tools/freezemon/freezemon"; do
+		if [[ -n $fm && -x $fm ]]; then
+			# started from a subshell, so that a test's bare `wait` (for its own
+			# background jobs) does not wait for it
+			SB_FREEZEMON_PID=$("$fm" --out "$SB_FREEZE_LOG" </dev/null >/dev/null 2>&1 &
+				echo $!)
+			return 0
+		fi
+	done
+	info "no freezemon binary (ninja -C build): machine freezes are not detected"
 }
 
 sb_cleanup() {
 	local rc=$?
 	set +e
+	if ((rc != 0 && rc != 77)) && [[ -n $SB_FREEZE_LOG ]]; then
+		local n longest
+		read -r n longest < <(python3 "$SB_REPO_ROOT/tools/freezemon/freezes.py" \
+			"$SB_FREEZE_LOG" "$SB_T0")
+		echo "# machine freezes during this test: $n (longest $longest ms)"
+	fi
+	[[ -z $SB_FREEZEMON_PID ]] || kill "$SB_FREEZEMON_PID" 2>/dev/null
 	if ((SB_TB_USED)); then
 		if ((rc != 0)); then
 			echo "----- testbed status at failure -----"
@@ -223,19 +255,39 @@ sb_stream() {
 	done < <(sb_nstat_report "$to")
 }
 
+# sb_freezes SINCE [UNTIL]: how many machine freezes (20 ms or more in which this machine ran
+# nothing on one of its CPUs; several CPUs' within 50 ms count once) freezemon logged in that
+# window (wall-clock seconds; UNTIL default now). This shared VM now and then runs nothing on
+# one of its two CPUs for about 100 ms (docs/testing.md, "Machine freezes"): a timed step
+# that saw one may be measured again.
+sb_freezes() {
+	local n longest
+	read -r n longest < <(python3 "$SB_REPO_ROOT/tools/freezemon/freezes.py" \
+		"$SB_FREEZE_LOG" "$1" ${2:+"$2"})
+	echo "$n"
+}
+
 # sb_e2e RATES FACTOR: baseline on one 100 Mbit/s link, testbed with one link per rate in the
 # comma-separated RATES, one stream a -> b; asserts goodput >= FACTOR * single * sum/100.
+# A stream below that during which the hosts logged a machine freeze (sb_freezes) is
+# measured once more, and the second figure counts.
 sb_e2e() {
-	local rates=$1 factor=$2 single links sum expect ratio
+	local rates=$1 factor=$2 single links sum expect ratio t0 n
 	single=$(sb_baseline 100)
 	links=$(awk -F, '{print NF}' <<<"$rates")
 	sum=$(awk -F, '{s = 0; for (i = 1; i <= NF; i++) s += $i; print s}' <<<"$rates")
 	sb_up --links "$links" --rate "$rates"
 	sb_ping_ok a b
 	sb_ping_ok b a
-	sb_stream a b
 	expect=$(calc "$single * $sum / 100")
+	t0=$(date +%s.%N)
+	sb_stream a b
 	ratio=$(calc "$SB_GOODPUT / $expect" 3)
+	if ! float_ge "$ratio" "$factor" && n=$(sb_freezes "$t0") && ((n > 0)); then
+		info "ratio $ratio with $n machine freezes logged during the stream: measured again"
+		sb_stream a b
+		ratio=$(calc "$SB_GOODPUT / $expect" 3)
+	fi
 	info "links $rates Mbit/s: sb0 $SB_GOODPUT Mbit/s; single 100 Mbit/s link $single;" \
 		"sum-equivalent $expect; ratio $ratio (need >= $factor)"
 	float_ge "$ratio" "$factor" ||

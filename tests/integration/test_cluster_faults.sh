@@ -130,8 +130,7 @@ fault_case() {
 	# cases allowed a TCP timeout, the sender's backed-off retransmission timer decides when
 	# it sends again (2.15 s once, oversize, 2026-12-01): 0.5 s more per timeout counted.
 	local n_stalls allow
-	n_stalls=$(python3 "$FAULTS" stalls "$t_fault" "$(calc "$t_fault + $rec + 0.5" 3)" \
-		"$STALL_MS" "$SEQBOND_TESTBED_DIR/a.log" "$SEQBOND_TESTBED_DIR/b.log")
+	n_stalls=$(sb_freezes "$t_fault" "$(calc "$t_fault + $rec + 0.5" 3)")
 	allow=$(calc "$limit + 1.0 + 0.6 * $n_stalls + 0.5 * $((to1 - to0))" 3)
 	info "$name: recovery $rec s, machine freezes meanwhile $n_stalls, TCP timeouts" \
 		"$((to1 - to0)), limit $allow s"
