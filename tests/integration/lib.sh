@@ -269,8 +269,8 @@ sb_freezes() {
 
 # sb_e2e RATES FACTOR: baseline on one 100 Mbit/s link, testbed with one link per rate in the
 # comma-separated RATES, one stream a -> b; asserts goodput >= FACTOR * single * sum/100.
-# A stream below that during which the hosts logged a machine freeze (sb_freezes) is
-# measured once more, and the second figure counts.
+# A stream below that is measured once more, and the second figure counts (docs/testing.md,
+# "Throughput limits"); the machine freezes during the first are printed.
 sb_e2e() {
 	local rates=$1 factor=$2 single links sum expect ratio t0 n
 	single=$(sb_baseline 100)
@@ -283,8 +283,9 @@ sb_e2e() {
 	t0=$(date +%s.%N)
 	sb_stream a b
 	ratio=$(calc "$SB_GOODPUT / $expect" 3)
-	if ! float_ge "$ratio" "$factor" && n=$(sb_freezes "$t0") && ((n > 0)); then
-		info "ratio $ratio with $n machine freezes logged during the stream: measured again"
+	if ! float_ge "$ratio" "$factor"; then
+		n=$(sb_freezes "$t0")
+		info "ratio $ratio below $factor, $n machine freezes during the stream: measured again"
 		sb_stream a b
 		ratio=$(calc "$SB_GOODPUT / $expect" 3)
 	fi
