@@ -103,11 +103,12 @@ sb_freezemon_start() {
 sb_cleanup() {
 	local rc=$?
 	set +e
+	local freezes=""
 	if ((rc != 0 && rc != 77)) && [[ -n $SB_FREEZE_LOG ]]; then
 		local n longest
 		read -r n longest < <(python3 "$SB_REPO_ROOT/tools/freezemon/freezes.py" \
 			"$SB_FREEZE_LOG" "$SB_T0")
-		echo "# machine freezes during this test: $n (longest $longest ms)"
+		freezes="# machine freezes during this test: $n (longest $longest ms)"
 	fi
 	[[ -z $SB_FREEZEMON_PID ]] || kill "$SB_FREEZEMON_PID" 2>/dev/null
 	if ((SB_TB_USED)); then
@@ -124,6 +125,8 @@ sb_cleanup() {
 		fi
 		tb down
 	fi
+	# last, so that meson's tail of a long failure log keeps it
+	[[ -z $freezes ]] || echo "$freezes"
 	# SB_KEEP_WORK=1 keeps the work directory (iperf3 JSON, captures) for a post-mortem.
 	[[ -z $SB_WORK || -n ${SB_KEEP_WORK:-} ]] || rm -rf "$SB_WORK"
 	[[ -z ${SB_KEEP_WORK:-} || -z $SB_WORK ]] || echo "# work directory kept: $SB_WORK" >&2

@@ -226,8 +226,13 @@ float_ge "$share2" 0.05 || fail "a's path to c over the cut port carried only $s
 # paths are full, go past them (docs/design.md, "One slow peer does not hold up the others").
 # Before that c fell to 0.44 of before once (2026-12-01); 0.925-2.09 in six runs since.
 read -r _ before _ during _ _ _ _ _ _ _ target <<<"$res_c"
-info "a -> c during the cut: $(calc "$during / $before" 3) of before"
-float_ge "$during" "$(calc "$before * 0.7" 1)" ||
+# A machine freeze in the cut window (freezemon) stops a, b and c alike and spoils the
+# comparison: 0.26 of before once, with freezes of 100 and 127 ms in it (2026-12-01). Then the
+# ratio is reported, not asserted; without one it must hold.
+n_freezes_c=$(sb_freezes "$t_fault" "$t_heal")
+info "a -> c during the cut: $(calc "$during / $before" 3) of before; machine freezes in the cut" \
+	"window $n_freezes_c"
+float_ge "$during" "$(calc "$before * 0.7" 1)" || ((n_freezes_c > 0)) ||
 	fail "c's rate fell to $during Mbit/s (before $before, limit 0.7 of it)"
 RESULTS+=("a->c beside a cut a->b path: c before ${before}, during ${during} Mbit/s, no path down, port 2 share $share2")
 
