@@ -227,8 +227,8 @@ float_ge "$share2" 0.05 || fail "a's path to c over the cut port carried only $s
 # Before that c fell to 0.44 of before once (2026-12-01); 0.925-2.09 in six runs since.
 read -r _ before _ during _ _ _ _ _ _ _ target <<<"$res_c"
 # A machine freeze in the cut window (freezemon) stops a, b and c alike and spoils the
-# comparison: 0.26 of before once, with freezes of 100 and 127 ms in it (2026-12-01). Then the
-# ratio is reported, not asserted; without one it must hold.
+# comparison: 0.26 of before once, in a run whose hosts logged 101 and 128 ms stalls
+# (2026-12-01). Then the ratio is reported, not asserted; without one it must hold.
 n_freezes_c=$(sb_freezes "$t_fault" "$t_heal")
 info "a -> c during the cut: $(calc "$during / $before" 3) of before; machine freezes in the cut" \
 	"window $n_freezes_c"
