@@ -3,8 +3,8 @@
 # With two datapath lcores per host (test_e2e_equal_2lcores) the limit is 75 %: two hosts'
 # four polling threads, iperf3 and the emulated links then share this machine's 2 CPUs, and
 # the figure measures that oversubscription more than the split (0.809-0.854 of the
-# sum-equivalent on 2026-12-01 with this code and the code before it alike, 0.949-0.994 on
-# earlier machines); what the 2-lcore run must show is the split datapath carrying a stream
+# sum-equivalent on 2026-12-01 with this code and the code before it alike; 0.869 in a
+# fresh clone's suite run the same day); what the 2-lcore run must show is the split datapath carrying a stream
 # at rate with nothing reordered (the receiver's counters are printed).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
