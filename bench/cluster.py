@@ -425,12 +425,14 @@ def switch_failover(secs, tmp, cut_at):
         if after[i][2] >= 0.9 * want and after[i + 1][2] >= 0.9 * want:
             back = after[i][0] - t_cut
             break
-    post = [v for s, e, v in after if s >= t_cut + 2.0]
+    # weighted by length: the server's last interval can be a short tail
+    post = [(e - s, v) for s, e, v in after if s >= t_cut + 2.0]
+    post_s = sum(d for d, _ in post)
     tb("heal-switch", "3", capture=True)
     return {"ok": rc == 0, "cut_at_s": round(t_cut, 2), "before_mbit": round(pre_mean, 1),
             "lowest_0.1s_mbit": round(low, 1),
             "back_to_5_6_s": None if back is None else round(max(back, 0.0), 2),
-            "after_mbit": round(sum(post) / len(post), 1) if post else 0.0,
+            "after_mbit": round(sum(d * v for d, v in post) / post_s, 1) if post_s > 0 else 0.0,
             "tcp_timeouts": timeouts(src) - to0}
 
 
@@ -564,7 +566,7 @@ def main():
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("cluster: run as root (namespaces, tc)")
-    T = dict(idle=5, stream=4, many=6, tbench=6, switch=6, fail=9) if a.short else \
+    T = dict(idle=5, stream=4, many=6, tbench=6, switch=8, fail=9) if a.short else \
         dict(idle=20, stream=10, many=20, tbench=20, switch=10, fail=15)
     res = {"rate": a.rate, "short": a.short, "exception": a.exception,
            "config_extra": a.config_extra, "date": time.strftime("%Y-%m-%d %H:%M")}
