@@ -4,8 +4,9 @@
 # 255, 65535, 2^32, -1, nothing, or a 200-character word (where a value like 16 is legal, only
 # the absurd ones); a line over the 511-character limit; control characters. Each must give
 # exit status 1 and exactly one line of output; afterwards the running configuration is
-# unchanged, no ping was lost, the path counters moved, and seqbond has the threads and
-# descriptors it had.
+# unchanged, no ping was lost (unless a machine freeze was logged meanwhile: docs/testing.md,
+# "Machine freezes"), the path counters moved, and seqbond has the threads and descriptors it
+# had.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -21,7 +22,7 @@ threads=$(ls "/proc/$pid/task" | wc -l)
 fds=$(ls "/proc/$pid/fd" | wc -l)
 
 con show config >"$SB_WORK/config.before" || fail "show config"
-tx0=$(path_tx)
+tx0=$(path_tx) t_ping=$(date +%s.%N)
 sb_in a ping -c 300 -i 0.02 -W 1 "$(sb_addr b)" >"$SB_WORK/ping" 2>&1 &
 ping_pid=$!
 
@@ -72,8 +73,16 @@ info "a 600-character line and control characters: $(tr '\n' ';' <<<"$out")"
 wait "$ping_pid" || { cat "$SB_WORK/ping"; fail "pings were lost during the bad commands"; }
 info "ping a -> b meanwhile: $(grep -E 'packets transmitted' "$SB_WORK/ping")"
 tx1=$(path_tx)
-# Every echo request crossed a path to b.
-((tx1 >= tx0 + 300)) || fail "path counters did not move with the 300 pings ($tx0 -> $tx1)"
+# Every answered echo request crossed a path to b. (Not every one sent: a machine freeze
+# longer than the detection time takes the paths down, and a request sent then is dropped
+# with no path, counted in tx_no_path; 7 of 300 with two 99 ms freezes, 2026-12-02.)
+got=$(grep -oE '[0-9]+ received' "$SB_WORK/ping" | cut -d' ' -f1)
+if ((got < 300)); then
+	n=$(sb_freezes "$t_ping")
+	((n > 0)) || fail "$((300 - got)) of 300 pings lost during the bad commands, no machine freeze logged"
+	info "$((300 - got)) of 300 pings lost with $n machine freezes logged meanwhile"
+fi
+((tx1 >= tx0 + got)) || fail "path counters did not move with the $got answered pings ($tx0 -> $tx1)"
 con show config >"$SB_WORK/config.after" || fail "show config after"
 diff -u "$SB_WORK/config.before" "$SB_WORK/config.after" || fail "the running config changed"
 con show peers | grep -q ' 2/2 ' || fail "paths not all up after the bad commands"
