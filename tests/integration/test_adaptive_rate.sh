@@ -79,7 +79,7 @@ done
 info "configured 100 x 4, link 0 carrying 25: $got Mbit/s from 2 s on, limit $limit: ratio $ratio;" \
 	"TCP timeouts $(($(timeouts) - to0))"
 info "a's paths: $(tb console a show paths 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {printf "%s:%s ", $1, $6}')(Mbit/s)"
-# The goal is 0.95 (bench/ measures it); the test fails below 0.90 ("Throughput limits":
+# The goal is 0.95 (printed below it); the test fails below 0.90 ("Throughput limits":
 # a schedule that kept the configured 100 would give that link a quarter, <= 0.31).
 float_ge "$ratio" 0.95 || info "one link carrying 25 of 100: ratio $ratio below the goal 0.95"
 float_ge "$ratio" 0.90 || fail "one link carrying 25 of 100: ratio $ratio < 0.90"
