@@ -32,9 +32,12 @@ with 8, 6 switches; every link --rate Mbit/s each way) and measures, in this ord
 testbed's option of that name: side-by-side runs of an idle setting.
 --short: the same with short runs (CI's test_cluster_bladecentre, tools/demo --cluster).
 --json FILE: every figure; --table: one table on stdout; --check: exit 1 unless the
-correctness conditions hold (16 of 16 leases, every stream delivered in every second after
-each failure, every run completed). Throughput goals are reported, not checked (a shared
-2-core machine drifts). Needs root; always tears the testbed down. SEQBOND_TESTBED_NAME
+correctness conditions hold (16 of 16 leases, every run completed, every stream delivering
+after each failure; and, when the 16 -> 1 run without faults stalled no blade for 1 s, no
+stream stalled for 1 s after a failure and a -> b at least half of 5/6 of before after the
+switch cut: on a machine too short of CPU to carry the load without faults these two are
+printed as NOT JUDGED). Throughput goals are reported, not checked (a shared 2-core machine
+drifts). Needs root; always tears the testbed down. SEQBOND_TESTBED_NAME
 chooses the namespace prefix as for the testbed.
 """
 import argparse
@@ -436,25 +439,37 @@ def switch_failover(secs, tmp, cut_at):
             "tcp_timeouts": timeouts(src) - to0}
 
 
-def failover_16(secs, tmp):
-    events = [(secs / 3.0, lambda: tb("cut-switch", "2", capture=True)),
-              (2.0 * secs / 3.0, lambda: tb("cut", BLADES[0], "4", capture=True))]
-    r, ivs = many_to_one(sb0(GW), secs, tmp, "fail", interval=0.5, events=events)
-    t_sw, t_port = r["events_at_s"]
-    # Every blade's stream must go on: receiver intervals after the first failure. Only full
-    # intervals count: the server's last one is a partial tail (9.00-9.06 s) that can hold no
-    # data when the client has already stopped. A stream has stalled when it delivers nothing
-    # for 1 s (two full intervals in a row); a single empty 0.5 s interval is what one TCP
-    # retransmission timeout looks like (RTO >= 200 ms plus the queueing of this load): it is
-    # counted and reported with the timeouts, against the benchmark's goal of none.
+def stalls_since(ivs, t0):
+    """Receiver intervals of 0.5 s from t0 on: (blades whose stream delivered nothing for 1 s,
+    blades with an empty interval), each with its count of empty intervals. Only full intervals
+    count: the server's last one is a partial tail (9.00-9.06 s) that can hold no data when the
+    client has already stopped."""
     stalls, gaps = {}, {}
     for h, iv in ivs.items():
-        full = [v for s, e, v in iv if s >= t_sw and e - s >= 0.45]
+        full = [v for s, e, v in iv if s >= t0 and e - s >= 0.45]
         empty = [v <= 0.0 for v in full]
         if any(empty):
             gaps[h] = sum(empty)
         if any(a and b for a, b in zip(empty, empty[1:])):
             stalls[h] = sum(empty)
+    return stalls, gaps
+
+
+def failover_16(secs, tmp):
+    events = [(secs / 3.0, lambda: tb("cut-switch", "2", capture=True)),
+              (2.0 * secs / 3.0, lambda: tb("cut", BLADES[0], "4", capture=True))]
+    r, ivs = many_to_one(sb0(GW), secs, tmp, "fail", interval=0.5, events=events)
+    t_sw, t_port = r["events_at_s"]
+    # Every blade's stream must go on: receiver intervals after the first failure. A stream
+    # has stalled when it delivers nothing for 1 s (two full intervals in a row); a single
+    # empty 0.5 s interval is what one TCP retransmission timeout looks like (RTO >= 200 ms
+    # plus the queueing of this load): it is counted and reported with the timeouts, against
+    # the benchmark's goal of none. Stalls are the faults' doing only when the same load
+    # without faults (many_to_one, the control) stalls none: main() judges them so.
+    stalls, gaps = stalls_since(ivs, t_sw)
+    # Whatever the machine's speed: every blade's stream delivers something after the faults.
+    silent = sorted(h for h, iv in ivs.items()
+                    if not any(v > 0.0 for s, e, v in iv if s >= t_sw))
     def agg(lo, hi):
         tot = 0.0
         for iv in ivs.values():
@@ -465,7 +480,8 @@ def failover_16(secs, tmp):
               "aggregate_before_mbit": agg(1.0, t_sw),
               "aggregate_after_switch_mbit": agg(t_sw + 1.0, t_port),
               "aggregate_after_port_mbit": agg(t_port + 1.0, secs),
-              "blades_stalled_1s": stalls, "blades_with_an_empty_0.5s": gaps})
+              "blades_stalled_1s": stalls, "blades_with_an_empty_0.5s": gaps,
+              "blades_silent_after_faults": silent})
     r.pop("events_at_s")
     tb("heal-switch", "2", capture=True)
     tb("heal", BLADES[0], "4", capture=True)
@@ -498,8 +514,9 @@ def table(res):
     m = res.get("many_to_one")
     if m:
         rows.append(("16 -> gateway, iperf3 over sb0", "%.1f Mbit/s" % m["aggregate_mbit"],
-                     "%.3f of 8 links, Jain %.3f, %d TCP timeouts" % (
-                         m["ratio"], m["jain"], m["tcp_timeouts"])))
+                     "%.3f of 8 links, Jain %.3f, %d TCP timeouts, %d stalled blades" % (
+                         m["ratio"], m["jain"], m["tcp_timeouts"],
+                         len(m.get("blades_stalled_1s", {})))))
     m = res.get("many_to_one_plain")
     if m:
         rows.append(("16 -> gateway, one link per host", "%.1f Mbit/s" % m["aggregate_mbit"],
@@ -602,8 +619,11 @@ def main():
             s["ratio"] = round(s["goodput_mbit"] / (6 * B), 3)
             res["streams"]["%s -> %s" % (src, dst)] = s
         log("16 -> 1 iperf3 over sb0")
-        m, _ = many_to_one(sb0(GW), T["many"], tmp, "many")
+        m, ivs = many_to_one(sb0(GW), T["many"], tmp, "many", interval=0.5)
         m["ratio"] = round(m["aggregate_mbit"] / (8 * B), 3)
+        # The control for the failover run: the same load, no fault (from 1 s: connections
+        # and slow start).
+        m["blades_stalled_1s"], m["blades_with_an_empty_0.5s"] = stalls_since(ivs, 1.0)
         res["many_to_one"] = m
         log("tbench 16 x 4 over sb0")
         res["tbench"] = tbench(sb0(GW), T["tbench"], tmp, "tb")
@@ -625,15 +645,35 @@ def main():
         for k in ("tbench", "tbench_plain"):
             if res[k]["failed"]:
                 problems.append("%s: tbench failed for %s" % (k, res[k]["failed"]))
-        if res["failover"]["blades_stalled_1s"]:
-            problems.append("failover: streams stalled for 1 s: %s" % res["failover"][
-                "blades_stalled_1s"])
-        if not res["switch"]["ok"]:
+        # The timing verdicts below hold only on a machine that carries the 16 -> 1 load
+        # without faults: when the control run stalled a blade for 1 s, the machine (17
+        # instances, their kernels and 32 iperf3 on 2 cores) is short of CPU and a stall after
+        # a fault says nothing of the fault. They are then printed, not judged
+        # (docs/testing.md, "The cluster test"); what is judged still is that every stream
+        # completes and goes on delivering after every fault.
+        ctl = res["many_to_one"]["blades_stalled_1s"]
+        res["timing_judged"] = not ctl
+        f, sw = res["failover"], res["switch"]
+        if f["blades_silent_after_faults"]:
+            problems.append("failover: streams delivered nothing after the faults: %s"
+                            % f["blades_silent_after_faults"])
+        if not sw["ok"]:
             problems.append("switch: the stream a -> b failed")
-        sw = res["switch"]
+        if sw["after_mbit"] <= 0.0:
+            problems.append("switch: a -> b delivered nothing from 2 s after the cut")
+        timing = []
+        if f["blades_stalled_1s"]:
+            timing.append("failover: streams stalled for 1 s: %s" % f["blades_stalled_1s"])
         if sw["after_mbit"] < 0.5 * sw["before_mbit"] * 5.0 / 6.0:
-            problems.append("switch: a -> b carried %.1f Mbit/s after the cut, before %.1f"
-                            % (sw["after_mbit"], sw["before_mbit"]))
+            timing.append("switch: a -> b carried %.1f Mbit/s after the cut, before %.1f"
+                          % (sw["after_mbit"], sw["before_mbit"]))
+        if ctl:
+            res["not_judged"] = timing
+            for t in timing:
+                log("NOT JUDGED (the 16 -> 1 load stalled %d blades for 1 s with no fault: %s): "
+                    "%s" % (len(ctl), ctl, t))
+        else:
+            problems.extend(timing)
     finally:
         log("down")
         subprocess.run(TB + ["down"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -7,8 +7,11 @@
 # one link per host); a switch module black-holed under a stream and under the 16 -> 1 load,
 # then a blade's port: every stream goes on (no blade's stream delivers nothing for 1 s: two
 # full 0.5 s receiver intervals; a single empty one, one TCP timeout's worth, is printed),
-# and the a -> b stream goes on over the 5 switches left. Throughput is printed, not judged
-# (bench/run --only cluster reports it against the goals).
+# and the a -> b stream goes on over the 5 switches left. The "1 s" and "5 switches left"
+# verdicts need a machine that carries the 16 -> 1 load without faults: when the control run
+# (the same load, no fault) stalls a blade for 1 s, they are printed as NOT JUDGED, and only
+# "every stream completes and delivers after every fault" is judged (docs/testing.md).
+# Throughput is printed, not judged (bench/run --only cluster reports it against the goals).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -43,11 +46,22 @@ print("# idle: %.2f %% of a core per instance (max %.2f), machine %.2f %% per in
 assert r["dhcp"]["leases"] == 16 and r["dhcp"]["distinct"] == 16, r["dhcp"]
 for k, s in r["streams"].items():
     assert s["goodput_mbit"] > 0, k
-f = r["failover"]
-assert not f["failed"] and not f["blades_stalled_1s"], f
-print("# failover: %d blades with an empty 0.5 s interval %s, %d TCP timeouts" % (
-    len(f["blades_with_an_empty_0.5s"]), f["blades_with_an_empty_0.5s"], f["tcp_timeouts"]))
-assert r["switch"]["ok"], r["switch"]
+f, m = r["failover"], r["many_to_one"]
+# The control: the same 16 -> 1 load without faults. Stalls after a fault are the fault's
+# only when the control has none (bench/cluster.py judges them then, docs/testing.md).
+print("# control, 16 -> 1 without faults: %.1f Mbit/s, %d blades stalled for 1 s %s" % (
+    m["aggregate_mbit"], len(m["blades_stalled_1s"]), m["blades_stalled_1s"]))
+assert r["timing_judged"] == (not m["blades_stalled_1s"]), r["timing_judged"]
+assert not f["failed"] and not f["blades_silent_after_faults"], f
+if r["timing_judged"]:
+    assert not f["blades_stalled_1s"], f
+else:
+    for t in r["not_judged"]:
+        print("# NOT JUDGED (the control stalled): " + t)
+print("# failover: %d blades with an empty 0.5 s interval %s, %d stalled for 1 s, "
+      "%d TCP timeouts" % (len(f["blades_with_an_empty_0.5s"]), f["blades_with_an_empty_0.5s"],
+                           len(f["blades_stalled_1s"]), f["tcp_timeouts"]))
+assert r["switch"]["ok"] and r["switch"]["after_mbit"] > 0, r["switch"]
 assert not r["problems"], r["problems"]
 PY
 ((rc == 0)) || fail "bench/cluster.py --check exited $rc"
