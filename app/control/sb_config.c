@@ -208,6 +208,12 @@ key_idle_sleep(struct cfg_ctx *x)
 }
 
 static int
+key_idle_sleep_contended(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 100000, &x->c->idle_sleep_contended_us);
+}
+
+static int
 key_idle_deep_sleep(struct cfg_ctx *x)
 {
 	return parse_u32(x, 0, 100000, &x->c->idle_deep_sleep_us);
@@ -325,6 +331,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "idle_deep_sleep_us", key_idle_deep_sleep },
 	{ "idle_deep_after_ms", key_idle_deep_after },
 	{ "idle_slow_sleep_us", key_idle_slow_sleep },
+	{ "idle_sleep_contended_us", key_idle_sleep_contended },
 	{ "mtu_probe_interval_ms", key_probe_interval },
 	{ "path_loss_max_pct", key_loss_max },
 	{ "path_loss_window_ms", key_loss_window },
@@ -411,6 +418,7 @@ sb_config_defaults(struct sb_config *c)
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
 	c->idle_sleep_max_us = 100;
+	c->idle_sleep_contended_us = 1000;
 	c->idle_deep_sleep_us = 1000;
 	c->idle_deep_after_ms = 200;
 	c->idle_slow_sleep_us = 5000;
@@ -784,6 +792,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	if (c->initial_seq_set)
 		set_u(cfg, "seqbond", "initial_seq", c->initial_seq);
 	set_u(cfg, "seqbond", "idle_sleep_max_us", c->idle_sleep_max_us);
+	set_u(cfg, "seqbond", "idle_sleep_contended_us", c->idle_sleep_contended_us);
 	set_u(cfg, "seqbond", "idle_deep_sleep_us", c->idle_deep_sleep_us);
 	set_u(cfg, "seqbond", "idle_deep_after_ms", c->idle_deep_after_ms);
 	set_u(cfg, "seqbond", "idle_slow_sleep_us", c->idle_slow_sleep_us);
@@ -866,6 +875,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.initial_seq_set = c->initial_seq_set,
 		.initial_seq = c->initial_seq,
 		.idle_sleep_max_us = c->idle_sleep_max_us,
+		.idle_sleep_contended_us = c->idle_sleep_contended_us,
 		.idle_deep_sleep_us = c->idle_deep_sleep_us,
 		.idle_deep_after_ms = c->idle_deep_after_ms,
 		.idle_slow_sleep_us = c->idle_slow_sleep_us,

@@ -49,6 +49,7 @@ struct sb_config {
 	bool initial_seq_set;		/**< Tests start sequence numbers at a chosen value. */
 	uint32_t initial_seq;
 	uint32_t idle_sleep_max_us;	/**< Longest nap of an idle datapath lcore. */
+	uint32_t idle_sleep_contended_us;	/**< ... while the CPU is contended. */
 	uint32_t idle_deep_sleep_us;	/**< Its nap once nothing but hellos moved for
 					 *   idle_deep_after_ms (0: never deeper). */
 	uint32_t idle_deep_after_ms;

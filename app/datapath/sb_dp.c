@@ -39,6 +39,16 @@ worker_activity(const struct sb_dp_stats *st)
  * per light poll up to idle_sleep_max_us and drops to zero at the first deep queue, as
  * Open vSwitch's PMD load-based sleep does.
  *
+ * Contended CPU: a nap ends when the scheduler runs us again, and while other tasks hold the
+ * cores that is long after the nap asked for; the short naps then buy no latency, only
+ * context switches (17 instances on 2 cores spent a fifth of the machine switching in and out
+ * of naps, docs/benchmarks.md). So the worker measures how much longer than asked its light
+ * naps take (a moving mean of the excess, 1/8 per nap); while that exceeds idle_sleep_max_us
+ * itself, the ceiling for light naps is idle_sleep_contended_us and the nap grows by an
+ * eighth per light poll towards it; below half of idle_sleep_max_us the ceiling is back.
+ * Such naps wait in ppoll() on the exception path like deep ones, so the host's own frames
+ * still leave at once.
+ *
  * Deep idle: once the worker has moved nothing but hellos for idle_deep_after_ms, it naps
  * idle_deep_sleep_us instead (1 ms by default), so that an idle appliance wakes about a
  * thousand times a second rather than ten thousand; a cluster's hellos (every port hears
@@ -52,17 +62,46 @@ worker_activity(const struct sb_dp_stats *st)
  * member ports too was not tried: every port hears every host's hellos, about a thousand a
  * second per instance in a 17-host cluster, so they would wake it as often as now.
  */
+static unsigned int
+light_nap_ceiling(const struct sb_dp_worker *w)
+{
+	const struct sb_dp_conf *c = &w->dp->conf;
+
+	return w->contended && c->idle_sleep_contended_us > c->idle_sleep_max_us ?
+		c->idle_sleep_contended_us : c->idle_sleep_max_us;
+}
+
+/* A light nap of @p asked_us took @p took cycles: update the contention estimate. */
+static void
+nap_excess_update(struct sb_dp_worker *w, unsigned int asked_us, uint64_t took)
+{
+	const struct sb_dp_conf *c = &w->dp->conf;
+	uint64_t took_us = took * 1000000 / w->dp->hz;
+	int64_t excess = took_us > asked_us ? (int64_t)(took_us - asked_us) : 0;
+
+	if (excess > 100000)
+		excess = 100000;	/* one stop of the process must not weigh for long */
+	w->nap_excess_us += (excess - w->nap_excess_us) / 8;
+	if (!w->contended && w->nap_excess_us > (int64_t)c->idle_sleep_max_us)
+		w->contended = true;
+	else if (w->contended && w->nap_excess_us < (int64_t)c->idle_sleep_max_us / 2)
+		w->contended = false;
+}
+
 static void
 load_based_sleep(struct sb_dp_worker *w, uint64_t now, unsigned int *nap_us)
 {
 	const struct sb_dp_conf *c = &w->dp->conf;
 	uint64_t act = worker_activity(&w->stats);
+	unsigned int ceiling = light_nap_ceiling(w);
+	bool light = false, woken = false;
 	struct timespec ts;
+	uint64_t t0;
 
 	if (act != w->idle_activity) {
 		w->idle_activity = act;
 		w->idle_since = now;
-		if (*nap_us > c->idle_sleep_max_us)
+		if (*nap_us > ceiling)
 			*nap_us = 0;
 	}
 	if (w->max_batch >= c->burst / 2 || c->idle_sleep_max_us == 0) {
@@ -79,17 +118,32 @@ load_based_sleep(struct sb_dp_worker *w, uint64_t now, unsigned int *nap_us)
 			*nap_us = c->idle_deep_sleep_us;
 			w->stats.idle_deep_sleeps++;
 		}
-	} else if (*nap_us < c->idle_sleep_max_us) {
-		(*nap_us)++;
+	} else {
+		light = true;
+		if (*nap_us < c->idle_sleep_max_us)
+			(*nap_us)++;
+		else if (*nap_us < ceiling)
+			*nap_us = RTE_MIN(ceiling, *nap_us + *nap_us / 8);
+		else
+			*nap_us = ceiling;	/* the ceiling came down, or is reached */
+		if (*nap_us > c->idle_sleep_max_us)
+			w->stats.idle_contended_sleeps++;
 	}
 	ts.tv_sec = *nap_us / 1000000;
 	ts.tv_nsec = (*nap_us % 1000000) * 1000L;
+	t0 = rte_rdtsc();
 	if (w->n_wait != 0 && *nap_us > c->idle_sleep_max_us) {
-		if (ppoll(w->wait, w->n_wait, &ts, NULL) > 0)
+		if (ppoll(w->wait, w->n_wait, &ts, NULL) > 0) {
 			w->stats.idle_kernel_wakeups++;
+			woken = true;
+		}
 	} else {
 		nanosleep(&ts, NULL);
 	}
+	/* Naps of half the ceiling and more: a nap of a few us is mostly system call. */
+	if (light && !woken && *nap_us >= c->idle_sleep_max_us / 2 &&
+	    c->idle_sleep_contended_us > c->idle_sleep_max_us)
+		nap_excess_update(w, *nap_us, rte_rdtsc() - t0);
 	w->stats.idle_sleeps++;
 }
 
@@ -232,8 +286,8 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 		/* A deliberate nap is no stall: the hellos it left in the rings are read
 		 * next; only a gap beyond the longest nap holds the timers. */
 		.tick_stall = ((uint64_t)SB_DP_TICK_STALL_MS * 1000 + RTE_MAX(RTE_MAX(
-			conf->idle_sleep_max_us, conf->idle_deep_sleep_us),
-			conf->idle_slow_sleep_us)) * dp->hz / 1000000,
+			RTE_MAX(conf->idle_sleep_max_us, conf->idle_sleep_contended_us),
+			conf->idle_deep_sleep_us), conf->idle_slow_sleep_us)) * dp->hz / 1000000,
 		.on_event = sb_dp_peer_event,
 		.event_arg = dp,
 		.data_rx = sb_dp_data_counts,

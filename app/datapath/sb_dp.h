@@ -60,6 +60,10 @@ struct sb_dp_conf {
 	bool initial_seq_set;		/**< Tests start sequence numbers at initial_seq. */
 	uint32_t initial_seq;
 	uint32_t idle_sleep_max_us;	/**< Longest nap of a lightly loaded lcore. */
+	uint32_t idle_sleep_contended_us;	/**< Its longest nap while naps take more
+						 *   than twice what they ask (others hold
+						 *   the CPU); not above idle_sleep_max_us:
+						 *   off. */
 	uint32_t idle_deep_sleep_us;	/**< Nap of an lcore that moved nothing but hellos
 					 *   for idle_deep_after_ms; 0: no deep idle. */
 	uint32_t idle_deep_after_ms;
@@ -168,6 +172,8 @@ struct sb_dp_stats {
 	uint64_t idle_deep_sleeps;	/**< ... of them deep (idle_deep_sleep_us) ... */
 	uint64_t idle_slow_sleeps;	/**< ... or at the idle pace (idle_slow_sleep_us). */
 	uint64_t idle_kernel_wakeups;	/**< Naps the kernel's frames cut short. */
+	uint64_t idle_contended_sleeps;	/**< Light-load naps longer than idle_sleep_max_us,
+					 *   the CPU being contended. */
 	uint64_t rx_forwarded;		/**< Frames passed to the RX worker owning their peer. */
 	uint64_t ring_full;		/**< ... or hellos to the TX worker, dropped: ring full. */
 };

@@ -232,6 +232,9 @@ struct sb_dp_worker {
 	uint64_t total_cycles;		/**< TSC cycles in the loop, naps included. */
 	uint64_t idle_since;		/**< TSC of the last frame that was not a hello. */
 	uint64_t idle_activity;		/**< worker_activity() then. */
+	int64_t nap_excess_us;		/**< Moving mean of how much longer than asked a
+					 *   light nap took, us. */
+	bool contended;			/**< Naps take too long: others hold the CPU. */
 	uint64_t idle_deep_after;	/**< idle_deep_after_ms in TSC cycles. */
 	unsigned int n_wait;		/**< Exception descriptors its idle naps poll ... */
 	struct pollfd wait[SB_EXC_MAX_QUEUES];	/**< ... (the worker reading the kernel). */

@@ -30,7 +30,7 @@ static const struct stat_field rx_fields[] = {
 	FIELD(rx_late_delivered), FIELD(rx_duplicate), FIELD(rx_out_of_range), FIELD(rx_stray),
 	FIELD(rx_forwarded), FIELD(ring_full), FIELD(exc_tx), FIELD(exc_tx_drop), FIELD(exc_too_big),
 	FIELD(loops), FIELD(idle_sleeps), FIELD(idle_deep_sleeps), FIELD(idle_slow_sleeps),
-	FIELD(idle_kernel_wakeups),
+	FIELD(idle_kernel_wakeups), FIELD(idle_contended_sleeps),
 };
 
 static uint64_t
