@@ -500,7 +500,7 @@ sb_dp_free(struct sb_dp *dp)
 	if (tx != NULL) {
 		for (i = tx->pending_head; i < tx->n_pending; i++)
 			rte_pktmbuf_free(tx->pending[i]);
-		tx->n_pending = 0;
+		tx->n_pending = tx->pending_head = 0;
 		for (i = 0; i < SB_MAX_PEERS; i++) {
 			struct sb_dp_tx_peer *tp = &tx->peer[i];
 

@@ -313,8 +313,10 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 		tx->pending_head++;
 		done++;
 	}
+	/* Both back to 0: a snapshot taken later in this poll counts n_pending - pending_head
+	 * frames as waiting (a stale head made that -1 in an exit report). */
 	if (tx->pending_head == tx->n_pending)
-		tx->n_pending = 0;
+		tx->n_pending = tx->pending_head = 0;
 	return done;
 }
 
