@@ -60,10 +60,11 @@ struct sb_dp_conf {
 	bool initial_seq_set;		/**< Tests start sequence numbers at initial_seq. */
 	uint32_t initial_seq;
 	uint32_t idle_sleep_max_us;	/**< Longest nap of a lightly loaded lcore. */
-	uint32_t idle_sleep_contended_us;	/**< Its longest nap while naps take more
-						 *   than twice what they ask (others hold
-						 *   the CPU); not above idle_sleep_max_us:
-						 *   off. */
+	uint32_t idle_sleep_contended_us;	/**< Its longest nap while light naps
+						 *   overrun what they ask by more than
+						 *   idle_sleep_max_us on average (others
+						 *   hold the CPU); not above
+						 *   idle_sleep_max_us: off. */
 	uint32_t idle_deep_sleep_us;	/**< Nap of an lcore that moved nothing but hellos
 					 *   for idle_deep_after_ms; 0: no deep idle. */
 	uint32_t idle_deep_after_ms;
