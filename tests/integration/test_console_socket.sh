@@ -168,6 +168,16 @@ done
 tmux new-session -d -s "sbcon-$$" -x 200 -y 50 "$CONSOLE -s $sock"
 trap 'rc=$?; tmux kill-session -t "sbcon-$$" 2>/dev/null || true; (exit $rc); sb_cleanup' EXIT
 pane() { tmux capture-pane -p -J -S - -t "sbcon-$$"; }
+# Waits up to 5 s for a line matching $1 in the pane: a fixed 0.5 s failed on a machine short
+# of CPU (stop 20's CI: the completed command's output had not arrived yet).
+pane_wait() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		pane | grep -qE "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 for ((i = 0; i < 50; i++)); do
 	pane | grep -q '^seqbond> ' && break
 	sleep 0.1
@@ -175,8 +185,7 @@ done
 ((i < 50)) || { pane; fail "no 'seqbond> ' prompt"; }
 pane | grep -q "^seqbond host 1 (.*): 'help' lists the commands" || { pane; fail "no banner"; }
 tmux send-keys -t "sbcon-$$" "show pe" Tab Enter
-sleep 0.5
-pane | grep -qE '^2 +02:53:42:00:00:02 ' || { pane; fail "interactive show peers (TAB completion)"; }
+pane_wait '^2 +02:53:42:00:00:02 ' || { pane; fail "interactive show peers (TAB completion)"; }
 before=$(sb_count_log a 'path 1 (down|up)')
 con port stop 1 >/dev/null || fail "port stop 1"
 sleep 0.3
@@ -188,7 +197,11 @@ done
 after=$(sb_count_log a 'path 1 (down|up)')
 ((after >= before + 2)) || fail "port stop/start logged no path down/up in $log"
 tmux send-keys -t "sbcon-$$" "show peers" Enter
-sleep 0.5
+# Wait for the second peer table: the port stop/start logged its lines before it.
+for ((i = 0; i < 50; i++)); do
+	(($(pane | grep -cE '^2 +02:53:42:00:00:02 ') >= 2)) && break
+	sleep 0.1
+done
 if pane | grep -qE 'seqbond\.|path [0-9]+ (up|down)'; then
 	pane
 	fail "log lines reached the interactive session"
