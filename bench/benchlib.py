@@ -317,9 +317,11 @@ def cluster_section(c):
             stalls = "%d blades with a stalled 0.5 s interval" % len(
                 f["blades_with_a_stalled_0.5s"])
         L.append("| 16 -> gateway; switch 2 black-holed at %.1f s, blade a's port 4 at %.1f s "
-                 "| %.1f -> %.1f -> %.1f Mbit/s, %d RTO | %s | every stream goes on |" % (
-                     f["switch_cut_at_s"], f["port_cut_at_s"], f["aggregate_before_mbit"],
-                     f["aggregate_after_switch_mbit"], f["aggregate_after_port_mbit"],
+                 "| %s -> %s -> %s Mbit/s, %d RTO | %s | every stream goes on |" % (
+                     f["switch_cut_at_s"], f["port_cut_at_s"],
+                     *("n/a" if v is None else "%.1f" % v for v in (
+                         f["aggregate_before_mbit"], f["aggregate_after_switch_mbit"],
+                         f["aggregate_after_port_mbit"])),
                      f["tcp_timeouts"], stalls))
     L.append("\nRTO = TcpExtTCPTimeouts of the senders' namespaces; Jain = (sum x)^2 / (n sum "
              "x^2) over the 16 blades' goodputs; idle CPU = utime + stime of each seqbond "

@@ -312,7 +312,7 @@ def many_to_one(dst_addr, secs, tmp, tag, interval=1.0, events=()):
     for i, h in enumerate(BLADES):
         cl[h] = subprocess.Popen(
             inns(h, ["timeout", str(secs + 30), "iperf3", "-c", dst_addr, "-p",
-                     str(port_base + i), "-t", str(secs), "-J", "--connect-timeout", "3000"]),
+                     str(port_base + i), "-t", str(secs), "-J", "--connect-timeout", "10000"]),
             stdout=open(os.path.join(tmp, "%s-cl-%s.json" % (tag, h)), "w"),
             stderr=subprocess.DEVNULL)
     t0 = time.time()
@@ -321,12 +321,17 @@ def many_to_one(dst_addr, secs, tmp, tag, interval=1.0, events=()):
         delay = t0 + at - time.time()
         if delay > 0:
             time.sleep(delay)
-        fired.append(round(time.time() - t0, 2))
+        begun = time.time() - t0
         fn()
-    bad = []
+        # When the fault command began and when it had taken effect: on a machine short of
+        # CPU the testbed's command itself takes seconds.
+        fired.append((round(begun, 2), round(time.time() - t0, 2)))
+    bad, why = [], {}
     for h, p in cl.items():
-        if p.wait() != 0:
+        rc = p.wait()
+        if rc != 0:
             bad.append(h)
+            why[h] = client_error(os.path.join(tmp, "%s-cl-%s.json" % (tag, h)), rc)
     for h, (p, f) in srv.items():
         try:
             p.wait(timeout=10)
@@ -345,11 +350,22 @@ def many_to_one(dst_addr, secs, tmp, tag, interval=1.0, events=()):
             per[h] = 0.0
             ivs[h] = []
             bad.append(h)
+            why.setdefault(h, "the server wrote no result")
     return {"per_blade_mbit": {h: round(v, 2) for h, v in per.items()},
             "aggregate_mbit": round(sum(per.values()), 2),
             "jain": round(jain(list(per.values())), 4),
             "tcp_timeouts": sum(timeouts(h) - to0[h] for h in BLADES),
-            "failed": sorted(set(bad)), "events_at_s": fired}, ivs
+            "failed": sorted(set(bad)), "failed_why": why, "events_at_s": fired}, ivs
+
+
+def client_error(path, rc):
+    """Why an iperf3 client failed: its JSON "error" text, or its exit code (124: killed by
+    timeout(1) after its run time plus 30 s)."""
+    try:
+        err = json.load(open(path)).get("error")
+    except (ValueError, OSError):
+        err = None
+    return "exit %d%s" % (rc, ": " + err if err else "")
 
 
 def tbench(dst_addr, secs, tmp, tag):
@@ -459,7 +475,7 @@ def failover_16(secs, tmp):
     events = [(secs / 3.0, lambda: tb("cut-switch", "2", capture=True)),
               (2.0 * secs / 3.0, lambda: tb("cut", BLADES[0], "4", capture=True))]
     r, ivs = many_to_one(sb0(GW), secs, tmp, "fail", interval=0.5, events=events)
-    t_sw, t_port = r["events_at_s"]
+    (t_sw, t_sw_done), (t_port, t_port_done) = r["events_at_s"]
     # Every blade's stream must go on: receiver intervals after the first failure. A stream
     # has stalled when it delivers nothing for 1 s (two full intervals in a row); a single
     # empty 0.5 s interval is what one TCP retransmission timeout looks like (RTO >= 200 ms
@@ -471,15 +487,19 @@ def failover_16(secs, tmp):
     silent = sorted(h for h, iv in ivs.items()
                     if not any(v > 0.0 for s, e, v in iv if s >= t_sw))
     def agg(lo, hi):
-        tot = 0.0
+        """Sum over blades of their mean receiver rate in full intervals within [lo, hi]
+        (the last one may end a few ms after hi); None when no blade has such an interval."""
+        tot, seen = 0.0, False
         for iv in ivs.values():
-            vals = [v for s, e, v in iv if s >= lo and e <= hi]
+            vals = [v for s, e, v in iv if s >= lo and e <= hi + 0.05 and e - s >= 0.45]
             tot += sum(vals) / len(vals) if vals else 0.0
-        return round(tot, 1)
-    r.update({"switch_cut_at_s": t_sw, "port_cut_at_s": t_port,
+            seen = seen or bool(vals)
+        return round(tot, 1) if seen else None
+    r.update({"switch_cut_at_s": t_sw, "switch_cut_done_s": t_sw_done,
+              "port_cut_at_s": t_port, "port_cut_done_s": t_port_done,
               "aggregate_before_mbit": agg(1.0, t_sw),
-              "aggregate_after_switch_mbit": agg(t_sw + 1.0, t_port),
-              "aggregate_after_port_mbit": agg(t_port + 1.0, secs),
+              "aggregate_after_switch_mbit": agg(t_sw_done + 1.0, t_port),
+              "aggregate_after_port_mbit": agg(t_port_done + 1.0, secs),
               "blades_stalled_1s": stalls, "blades_with_an_empty_0.5s": gaps,
               "blades_silent_after_faults": silent})
     r.pop("events_at_s")
@@ -534,13 +554,16 @@ def table(res):
                 s["back_to_5_6_s"], s["lowest_0.1s_mbit"], s["tcp_timeouts"])))
     f = res.get("failover")
     if f:
+        na = lambda v: "n/a" if v is None else "%.1f" % v
         rows.append(("16 -> gateway, switch 2 then a's port 4 cut",
-                     "%.1f -> %.1f -> %.1f Mbit/s" % (
-                         f["aggregate_before_mbit"], f["aggregate_after_switch_mbit"],
-                         f["aggregate_after_port_mbit"]),
-                     "%d stalled blades, %d with an empty 0.5 s, %d TCP timeouts" % (
+                     "%s -> %s -> %s Mbit/s" % (
+                         na(f["aggregate_before_mbit"]), na(f["aggregate_after_switch_mbit"]),
+                         na(f["aggregate_after_port_mbit"])),
+                     "%d stalled blades, %d with an empty 0.5 s, %d TCP timeouts; cuts done "
+                     "at %s and %s s" % (
                          len(f["blades_stalled_1s"]), len(f["blades_with_an_empty_0.5s"]),
-                         f["tcp_timeouts"])))
+                         f["tcp_timeouts"], f.get("switch_cut_done_s", f["switch_cut_at_s"]),
+                         f.get("port_cut_done_s", f["port_cut_at_s"]))))
     w = max(len(r[0]) for r in rows)
     w2 = max(len(r[1]) for r in rows)
     print("bladecentre: 16 blades x 6 ports + gateway q x 8 ports, 6 switches, %s Mbit/s links"
@@ -641,7 +664,8 @@ def main():
         res["failover"] = failover_16(T["fail"], tmp)
         for k in ("many_to_one", "many_to_one_plain", "failover"):
             if res[k]["failed"]:
-                problems.append("%s: iperf3 failed for %s" % (k, res[k]["failed"]))
+                problems.append("%s: iperf3 failed for %s (%s)" % (
+                    k, res[k]["failed"], res[k].get("failed_why")))
         for k in ("tbench", "tbench_plain"):
             if res[k]["failed"]:
                 problems.append("%s: tbench failed for %s" % (k, res[k]["failed"]))
