@@ -137,6 +137,12 @@ key_hello_multiplier(struct cfg_ctx *x)
 }
 
 static int
+key_peer_silence_hold(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 60000, &x->c->peer_silence_hold_ms);
+}
+
+static int
 key_reorder_window(struct cfg_ctx *x)
 {
 	int ret = parse_u32(x, 2, 1u << 20, &x->c->reorder_window);
@@ -318,6 +324,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "scheduler", key_scheduler },
 	{ "hello_interval_ms", key_hello_interval },
 	{ "hello_multiplier", key_hello_multiplier },
+	{ "peer_silence_hold_ms", key_peer_silence_hold },
 	{ "hello_idle_interval_ms", key_hello_idle_interval },
 	{ "reorder_window", key_reorder_window },
 	{ "reorder_timeout_us", key_reorder_timeout },
@@ -409,6 +416,7 @@ sb_config_defaults(struct sb_config *c)
 	strlcpy(c->scheduler, "edpf", sizeof(c->scheduler));
 	c->hello_interval_ms = 10;
 	c->hello_multiplier = 4;
+	c->peer_silence_hold_ms = 200;
 	c->hello_idle_interval_ms = 100;
 	c->reorder_window = 4096;
 	c->reorder_timeout_us = 10000;
@@ -780,6 +788,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	rte_cfgfile_add_entry(cfg, "seqbond", "scheduler", c->scheduler);
 	set_u(cfg, "seqbond", "hello_interval_ms", c->hello_interval_ms);
 	set_u(cfg, "seqbond", "hello_multiplier", c->hello_multiplier);
+	set_u(cfg, "seqbond", "peer_silence_hold_ms", c->peer_silence_hold_ms);
 	set_u(cfg, "seqbond", "hello_idle_interval_ms", c->hello_idle_interval_ms);
 	set_u(cfg, "seqbond", "reorder_window", c->reorder_window);
 	set_u(cfg, "seqbond", "reorder_timeout_us", c->reorder_timeout_us);
@@ -866,6 +875,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.host_id = c->host_id,
 		.hello_interval_ms = c->hello_interval_ms,
 		.hello_multiplier = c->hello_multiplier,
+		.peer_silence_hold_ms = c->peer_silence_hold_ms,
 		.hello_idle_interval_ms = c->hello_idle_interval_ms,
 		.reorder_window = c->reorder_window,
 		.reorder_timeout_us = c->reorder_timeout_us,

@@ -40,6 +40,7 @@ struct sb_config {
 	char scheduler[16];		/**< Scheduler policy name (sb_sched_find). */
 	uint32_t hello_interval_ms;
 	uint32_t hello_multiplier;	/**< Missed hellos before a path is down. */
+	uint32_t peer_silence_hold_ms;	/**< Hold of a peer silent on every path, ms. */
 	uint32_t reorder_window;	/**< Frames, power of two. */
 	uint32_t reorder_timeout_us;
 	enum sb_reorder_late_policy late_policy;

@@ -288,6 +288,7 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 		.tick_stall = ((uint64_t)SB_DP_TICK_STALL_MS * 1000 + RTE_MAX(RTE_MAX(
 			RTE_MAX(conf->idle_sleep_max_us, conf->idle_sleep_contended_us),
 			conf->idle_deep_sleep_us), conf->idle_slow_sleep_us)) * dp->hz / 1000000,
+		.silence_hold = (uint64_t)conf->peer_silence_hold_ms * dp->hz / 1000,
 		.on_event = sb_dp_peer_event,
 		.event_arg = dp,
 		.data_rx = sb_dp_data_counts,

@@ -49,6 +49,8 @@ struct sb_dp_conf {
 	char scheduler[16];		/**< Policy name (sb_sched_find()). */
 	uint32_t hello_interval_ms;
 	uint32_t hello_multiplier;	/**< Missed hellos before a path is down. */
+	uint32_t peer_silence_hold_ms;	/**< A peer silent on every path at once keeps its
+					 *   paths this much longer, ms (sb_peer_tick()). */
 	uint32_t hello_idle_interval_ms;	/**< Hello interval once the host has carried
 						 *   nothing for SB_DP_HELLO_IDLE_AFTER_MS; 0
 						 *   or <= hello_interval_ms: never slower. */
@@ -134,6 +136,9 @@ struct sb_dp_stats {
 					 *   SB_DP_TICK_STALL_MS more than its longest nap: path
 					 *   timers held for it
 					 *   (sb_peer_tick()); those of 20 ms or more are logged. */
+	uint64_t silence_holds;		/**< Peers found silent on every path at once, their
+					 *   paths held (peer_silence_hold_ms)... */
+	uint64_t silence_heard;		/**< ... and of those, heard again within the hold. */
 	uint64_t tx_no_path;		/**< No peer, or no path in the stripe: dropped. */
 	uint64_t tx_too_big;		/**< Larger than the path MTU after encapsulation: dropped. */
 	uint64_t tx_backpressure;	/**< Times every path was full and frames waited. */

@@ -171,6 +171,18 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 		msg.type = SB_DP_MSG_RX_ACTIVE;
 		sb_dp_msg_all(dp, &msg);
 		break;
+	case SB_PEER_EV_SILENT:
+		DP_LOG(NOTICE, "peer %u silent on every path: a frozen or gone host, paths held "
+			"%u ms at %.6f", peer->host_id, dp->conf.peer_silence_hold_ms,
+			wall_clock());
+		break;
+	case SB_PEER_EV_HEARD:
+		DP_LOG(NOTICE, "peer %u heard again after %.1f ms silent on every path (%s) "
+			"at %.6f", peer->host_id,
+			(double)(rte_rdtsc() - peer->silent_from) * 1000.0 / dp->hz,
+			peer->silence_expired ? "its paths went down meanwhile" :
+			"no path went down", wall_clock());
+		break;
 	default:
 		break;
 	}
@@ -451,6 +463,8 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 			tx->next_hello = now + tx->hello_period;
 	}
 	sb_peer_tick(&tx->peers, now);
+	tx->stats->silence_holds = tx->peers.silence_holds;
+	tx->stats->silence_heard = tx->peers.silence_heard;
 	if (tx->peers.tick_stalls != tx->stats->tick_stalls) {
 		uint64_t us = tx->peers.tick_stall_last * 1000000 / dp->hz;
 

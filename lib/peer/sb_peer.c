@@ -341,6 +341,16 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		}
 	}
 	p->interval_ms = h->interval_ms;
+	if (p->silent) {
+		/* Before any path moves, so that the owner sees what the silence cost. */
+		if (!p->silence_expired) {
+			p->silences_heard++;
+			t->silence_heard++;
+		}
+		emit(t, SB_PEER_EV_HEARD, idx, 0, SB_FAULT_NONE);
+		p->silent = 0;
+		p->silence_expired = 0;
+	}
 
 	pi = t->map.peer[idx].path_of[h->port_index][local_port];
 	if (pi < 0) {
@@ -459,6 +469,49 @@ tick_stall(struct sb_peer_table *t, uint64_t gap, uint64_t now)
 		t->tick_stall_max = gap;
 }
 
+/* The newest hello from peer @p p on any of its paths, clock units. */
+static uint64_t
+peer_last_heard(const struct sb_peer *p)
+{
+	uint64_t newest = 0;
+	unsigned int j;
+
+	for (j = 0; j < p->n_paths; j++)
+		if (p->path[j].rx.last_hello > newest)
+			newest = p->path[j].rx.last_hello;
+	return newest;
+}
+
+/*
+ * Path @p j of peer @p pi has been silent for its detection time @p dead: true while it is
+ * to be held because the whole peer fell silent at once (sb_peer_tick() in sb_peer.h),
+ * @p newest being the peer's newest hello on any path.
+ */
+static bool
+silence_held(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t newest,
+	uint64_t dead, uint64_t now)
+{
+	struct sb_peer *p = &t->peer[pi];
+	const struct sb_path *path = &p->path[j];
+	uint64_t interval = (uint64_t)path->remote_interval_ms * t->conf.hz / 1000;
+
+	if (t->conf.silence_hold == 0 || newest - path->rx.last_hello >= interval)
+		return false;	/* no hold, or heard since on another path: this path failed */
+	if (now - newest > dead + t->conf.silence_hold) {
+		p->silence_expired = p->silent;
+		return false;	/* silent longer than the hold: down after all */
+	}
+	if (!p->silent) {
+		p->silent = 1;
+		p->silence_expired = 0;
+		p->silent_from = newest;
+		p->silences++;
+		t->silence_holds++;
+		emit(t, SB_PEER_EV_SILENT, pi, j, SB_FAULT_SILENT);
+	}
+	return true;
+}
+
 void
 sb_peer_tick(struct sb_peer_table *t, uint64_t now)
 {
@@ -470,16 +523,20 @@ sb_peer_tick(struct sb_peer_table *t, uint64_t now)
 	t->last_tick = now;
 	for (i = 0; i < t->n_peers; i++) {
 		struct sb_peer *p = &t->peer[i];
+		uint64_t newest = peer_last_heard(p);
 
 		for (j = 0; j < p->n_paths; j++) {
 			struct sb_path *path = &p->path[j];
 			uint64_t dead = detect_time(t, path);
 
-			if (path->state != SB_PATH_DOWN && now - path->rx.last_hello > dead)
+			if (path->state != SB_PATH_DOWN && now - path->rx.last_hello > dead) {
+				if (silence_held(t, i, j, newest, dead, now))
+					continue;	/* nor judged one-way: it sent nothing */
 				path_set_state(t, i, j, SB_PATH_DOWN, SB_FAULT_SILENT, now);
-			else if (path->state == SB_PATH_UP && now - path->fb.last_echo > dead)
+			} else if (path->state == SB_PATH_UP && now - path->fb.last_echo > dead) {
 				/* Only partial hellos lately, none listing us. */
 				path_set_state(t, i, j, SB_PATH_INIT, SB_FAULT_ONE_WAY, now);
+			}
 		}
 	}
 }

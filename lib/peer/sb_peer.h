@@ -178,6 +178,13 @@ struct sb_peer {
 	uint8_t n_up;			/**< Paths UP now. */
 	uint8_t n_usable;		/**< Paths in the stripe now. */
 	uint64_t owd_epoch;		/**< Start of the current windowed-minimum epoch. */
+	uint8_t silent;			/**< Silent on every path at once: its paths are held
+					 *   (conf.silence_hold, sb_peer_tick()) until it is heard
+					 *   again or the hold ends. */
+	uint8_t silence_expired;	/**< The hold ended before it was heard again. */
+	uint64_t silent_from;		/**< Its newest hello when the silence was found. */
+	uint32_t silences;		/**< Silences on every path found (holds begun). */
+	uint32_t silences_heard;	/**< Of those, heard again before the hold ended. */
 	struct sb_path path[SB_PEER_MAX_PATHS];
 };
 
@@ -219,6 +226,10 @@ enum sb_peer_event_type {
 	SB_PEER_EV_FEEDBACK,	/**< A hello of the peer reported on our frames on the path:
 				 *   path->fb holds the new figures (rate, delay, loss). Once per
 				 *   hello interval per path; the rate estimator takes it. */
+	SB_PEER_EV_SILENT,	/**< The peer fell silent on every path at once: its paths are
+				 *   held (conf.silence_hold). */
+	SB_PEER_EV_HEARD,	/**< A silent peer was heard again (peer->silence_expired says
+				 *   whether its paths had gone down meanwhile). */
 };
 
 struct sb_peer_event {
@@ -253,6 +264,9 @@ struct sb_peer_conf {
 	uint64_t tick_stall;		/**< Clock units between two sb_peer_tick() calls
 					 *   beyond which the owner's lcore is taken to have
 					 *   stalled (sb_peer_tick()); 0: never. */
+	uint64_t silence_hold;		/**< Clock units a peer silent on every path at once
+					 *   keeps its paths beyond the detection time
+					 *   (sb_peer_tick()); 0: no hold. */
 	/** Called for every event, in order, from inside the table's calls. */
 	void (*on_event)(void *arg, const struct sb_peer_event *ev);
 	void *event_arg;
@@ -281,6 +295,8 @@ struct sb_peer_table {
 	uint64_t tick_stalls;		/**< Ticks that found a stall (conf.tick_stall)... */
 	uint64_t tick_stall_last;	/**< ... the last one's length, clock units ... */
 	uint64_t tick_stall_max;	/**< ... and the longest. */
+	uint64_t silence_holds;		/**< Peers found silent on every path (all peers)... */
+	uint64_t silence_heard;		/**< ... of those heard again within the hold. */
 	struct sb_peer peer[SB_MAX_PEERS];
 };
 
@@ -353,6 +369,17 @@ int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uin
  * tick_stall_last/max. A peer that really went silent during the stall is declared down that
  * much later. (A peer stalled longer than the detection time still looks silent to us: it
  * sent nothing; that is what BFD's detection time means, RFC 5880 s.6.8.4.)
+ *
+ * Such a peer is handled apart from a failed path. A path is declared down (silent) after
+ * the detection time when the peer was heard on another path at least one of its hello
+ * intervals after this path's last hello. When instead the peer fell silent on every path at
+ * once (its newest hello on any path is less than one interval younger than this path's
+ * last), the peer is frozen or gone, not a path: there is no path of it left to fail over
+ * to, and a frozen host (descheduled, stopped) reads whatever was sent to it once it runs
+ * again. So its paths stay as they are for conf.silence_hold more (SB_PEER_EV_SILENT,
+ * counted in silence_holds), and go down only if it is still silent then. Heard again
+ * within the hold (SB_PEER_EV_HEARD, silence_heard), it loses nothing: no path went down,
+ * no sequence state was reset, and neither end has to bring paths back up.
  */
 void sb_peer_tick(struct sb_peer_table *t, uint64_t now);
 

@@ -38,8 +38,8 @@ for dir in "a b" "b a"; do
 	# 106 ns per frame), 0.898 and 0.931 in suite runs, and 0.929 then 0.933 b -> a in a CI
 	# run with no freeze logged. A ratio below the goal (0.95) is measured once more, and the
 	# better one counts (docs/testing.md, "Throughput limits").
-	# A machine freeze of ~100 ms outlasts the 40 ms detection: every path goes down and the
-	# stream loses far more than the freeze (0.875, then 0.747 on the second run, in a fresh
+	# A machine freeze of ~100 ms outlasted the 40 ms detection before peer_silence_hold_ms:
+	# every path went down and the stream lost far more than the freeze (0.875, then 0.747 on the second run, in a fresh
 	# user's run on 2026-12-01 with 2 freezes logged in each). So a stream with a freeze
 	# logged during it earns a third one, and the best of the streams counts.
 	n_frz=0

@@ -25,6 +25,9 @@ DETECT=$(calc "($INTERVAL_MS * $MULT) / 1000" 3)	# 0.040 s
 # covers scheduling on this shared 2-core machine (three seqbonds, iperf3, the switch) and
 # the peer table's 1 ms tick.
 SLACK=0.030
+# peer_silence_hold_ms (its default): a peer silent on every path at once keeps its paths
+# this much longer (docs/design.md, "A frozen host").
+HOLD=0.200
 # A stall of a host's own TX lcore this long or longer explains its peers' verdict "silent"
 # (sb_faults.py downs): the pause case below.
 STALL_MS=30
@@ -52,9 +55,9 @@ timeouts() { sb_in a env NSTAT_HISTORY="$SB_WORK/nstat.to" nstat -az TcpExtTCPTi
 
 # no_timeouts CASE TO0 SINCE: a -> b counted no TCP timeout since TO0, unless a freeze of a or
 # b themselves explains it: this shared VM now and then stops processes for about 100 ms
-# (both hosts log "TX lcore stalled 101 ms" at once), a peer then rightly takes every path
-# down after 40 ms of silence, and frames are lost until the hellos bring the paths back
-# (docs/design.md, "A frozen host"). Then every a <-> b path down since SINCE must be
+# (both hosts log "TX lcore stalled 101 ms" at once); a peer that froze longer than the
+# detection time plus peer_silence_hold_ms has every path taken down, and frames are lost
+# until the hellos bring the paths back (docs/design.md, "A frozen host"). Then every a <-> b path down since SINCE must be
 # explained by such a stall (sb_faults.py downs); none, or any other, fails.
 no_timeouts() {
 	local name=$1 to0=$2 since=$3 ab
@@ -274,8 +277,9 @@ float_ge "$(calc "$DETECT + 1" 3)" "$first_after" ||
 no_timeouts restart "$to0" "$t_case"
 RESULTS+=("restart c: paths back, UDP flows $first_after s later, $dups duplicates, a->b timeouts $(($(timeouts) - to0))")
 
-# Pause c for 5 s, twice, while a streams to b: c's paths go down at a within the detection
-# time, come back when it wakes, and a -> b never notices. c is in use (a pings it every
+# Pause c for 5 s, twice, while a streams to b: a finds c silent on every path within the
+# detection time, takes its paths down after the hold, brings them back when it wakes, and
+# a -> b never notices. c is in use (a pings it every
 # 20 ms), so it hellos at the fast pace (an idle host's slower pace and its longer detection
 # time: test_liveness_load).
 to0=$(timeouts)
@@ -290,8 +294,17 @@ for round in 1 2; do
 	# The verb says when the SIGSTOP went out, after its own start-up.
 	t_stop=$(sed -n 's/.*stopped for .* s at \([0-9.]*\)$/\1/p' "$SB_WORK/pause.txt")
 	[[ -n $t_stop ]] || t_stop=$t_pause
-	sb_check_detect "pause $round: c's path down at a" a 'peer 3 path [0-9]+ down' "$t_pause" \
+	# Silent on every path at once: a says so within the detection time, and holds c's
+	# paths for peer_silence_hold_ms more (a freeze that short costs nothing) before it
+	# takes them down.
+	sb_check_detect "pause $round: c silent at a" a 'peer 3 silent on every path' "$t_pause" \
 		"$(calc "$DETECT + $SLACK" 3)" "$t_stop"
+	sb_check_detect "pause $round: c's path down at a" a 'peer 3 path [0-9]+ down' "$t_pause" \
+		"$(calc "$DETECT + $HOLD + $SLACK" 3)" "$t_stop"
+	d_silent=$(sb_first_event a 'peer 3 silent on every path' "$t_pause")
+	d_down=$(sb_first_event a 'peer 3 path [0-9]+ down' "$t_pause")
+	float_ge "$(calc "$d_down - $d_silent" 3)" "$(calc "$HOLD - 0.005" 3)" ||
+		fail "pause $round: c's paths down $(calc "$d_down - $d_silent" 3) s after its silence, before the hold ($HOLD s)"
 	# ... and when the SIGCONT went out (seqbond may log its paths up before the verb ends).
 	t_wake=$(sed -n 's/.*continued at \([0-9.]*\)$/\1/p' "$SB_WORK/pause.txt")
 	[[ -n $t_wake ]] || t_wake=$(now)
@@ -306,7 +319,7 @@ info "pause: a -> b $res; TCP timeouts $((($(timeouts)) - to0))"
 no_timeouts pause "$to0" "$t_case"
 read -r _ before _ during _ _ _ _ _ _ _ target <<<"$res"
 float_ge "$during" "$target" || fail "pause: a -> b fell to $during Mbit/s"
-RESULTS+=("pause c 5 s twice: c down at a in time, back within 1 s, a->b ${during} Mbit/s, timeouts $(($(timeouts) - to0))")
+RESULTS+=("pause c 5 s twice: c silent at a in time, down after the hold, back within 1 s, a->b ${during} Mbit/s, timeouts $(($(timeouts) - to0))")
 
 for r in "${RESULTS[@]}"; do info "summary: $r"; done
 sb_down

@@ -4,7 +4,8 @@
 # with nothing rejected as out of range or late, and the exit counters must balance.
 # Detection is 300 ms here (hello_multiplier 30), not 40: the subject is the wrap, and on this
 # shared 2-core VM a host is now and then descheduled for about 100 ms (both hosts logged
-# "TX lcore stalled 101 ms" together); its peer then rightly takes every path down, the
+# "TX lcore stalled 101 ms" together); when that outlasts detection and peer_silence_hold_ms
+# its peer takes every path down, the
 # window gives up what was in flight, and those frames come late: liveness, tested elsewhere
 # (test_liveness_load, test_cluster_faults), not a fault of the wrap. For the same reason the
 # reorder timeout is 50 ms, not 10: with both CPUs busy, one link's frames can reach the

@@ -247,6 +247,132 @@ test_tick_stall(void)
 	a->t.conf.tick_stall = 0;
 }
 
+/* Run every host but @p k for @p ms: k neither sends, reads nor ticks (a frozen process;
+ * what is sent to it meanwhile is dropped here), then k ticks once as it wakes. */
+static void
+run_frozen(unsigned int k, unsigned int ms)
+{
+	uint64_t end = clock_now + ms * MS;
+	unsigned int j, port;
+
+	for (j = 0; j < 3; j++)
+		for (port = 0; port < N_PORTS; port++)
+			net.drop[j][k][port] = true;
+	for (; clock_now < end; clock_now += MS) {
+		for (j = 0; j < 3; j++) {
+			if (j == k || hosts[j].id == 0)
+				continue;
+			hosts[j].now = clock_now;
+			if ((clock_now / MS) % INTERVAL == j)
+				for (port = 0; port < N_PORTS; port++)
+					send_hello(j, port, false);
+			sb_peer_tick(&hosts[j].t, clock_now);
+		}
+	}
+	for (j = 0; j < 3; j++)
+		for (port = 0; port < N_PORTS; port++)
+			net.drop[j][k][port] = false;
+	hosts[k].now = clock_now;
+	sb_peer_tick(&hosts[k].t, clock_now);
+}
+
+/* Count events of @p type at @p h since @p since. */
+static unsigned int
+events_since(const struct host *h, uint8_t type, uint64_t since)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < h->n_ev; i++)
+		if (h->ev[i].type == type && h->ev_time[i] >= since)
+			n++;
+	return n;
+}
+
+/* A peer silent on every path at once (frozen) keeps its paths for conf.silence_hold; one
+ * silent path among others heard is still down after the detection time. */
+static void
+test_silence_hold(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	uint64_t t0, tsil, tdown;
+	const uint64_t hold = 200 * MS, dead = INTERVAL * MULT * MS;
+
+	a->t.conf.tick_stall = 5 * MS;	/* a's own side of a freeze (test_tick_stall) */
+	b->t.conf.silence_hold = hold;
+	run(300);
+	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "hold: 2 paths up before");
+
+	/* a frozen 150 ms: b finds it silent on both paths after the detection time, keeps
+	 * both paths, and hears it again with nothing lost. */
+	while ((clock_now / MS) % INTERVAL != 1)	/* just after a's hellos */
+		run(1);
+	t0 = clock_now;
+	run_frozen(0, 150);
+	tsil = 0;
+	if (events_since(b, SB_PEER_EV_SILENT, t0) == 1) {
+		unsigned int i;
+
+		for (i = 0; i < b->n_ev; i++)
+			if (b->ev[i].type == SB_PEER_EV_SILENT && b->ev_time[i] >= t0)
+				tsil = b->ev_time[i];
+	}
+	SB_CHECK(tsil != 0 && tsil - t0 <= dead + 2 * MS,
+		"hold: b finds a silent once, %llu us after a's last hellos",
+		(unsigned long long)(tsil - t0));
+	SB_CHECK(b->t.peer[0].silent && b->t.peer[0].n_up == 2,
+		"hold: both paths still up at b while a is frozen");
+	run(50);
+	SB_CHECK(events_since(b, SB_PEER_EV_PATH_DOWN, t0) == 0 &&
+		events_since(a, SB_PEER_EV_PATH_DOWN, t0) == 0,
+		"hold: a 150 ms freeze takes no path down at either end");
+	SB_CHECK(events_since(b, SB_PEER_EV_HEARD, t0) == 1 && !b->t.peer[0].silent &&
+		b->t.silence_heard == 1 && b->t.silence_holds == 1 &&
+		b->t.peer[0].silences_heard == 1, "hold: a heard again within the hold, counted");
+
+	/* Frozen 400 ms: longer than detection + hold, so its paths go down then, not before;
+	 * back up once it runs again. */
+	while ((clock_now / MS) % INTERVAL != 1)
+		run(1);
+	t0 = clock_now;
+	run_frozen(0, 400);
+	tdown = event_at(b, SB_PEER_EV_PATH_DOWN, 0, t0);
+	/* a's last hellos went out 1 ms before t0. */
+	SB_CHECK(tdown != 0 && tdown - (t0 - MS) > dead + hold &&
+		tdown - (t0 - MS) <= dead + hold + 2 * MS,
+		"hold: a frozen 400 ms: path 0 down at b %llu us after a's last hellos",
+		(unsigned long long)(tdown - (t0 - MS)));
+	SB_CHECK(event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0) == tdown, "hold: path 1 down with it");
+	run(100);
+	SB_CHECK(events_since(b, SB_PEER_EV_HEARD, t0) == 1 && b->t.silence_heard == 1 &&
+		b->t.silence_holds == 2, "hold: heard again after the hold: not counted as ridden");
+	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "hold: both paths up again");
+
+	/* One path silent while the other is heard: a path fault, down after the detection
+	 * time as without a hold. */
+	t0 = clock_now;
+	net.drop[0][1][1] = true;
+	run(100);
+	tdown = event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0);
+	SB_CHECK(tdown != 0 && tdown - t0 <= dead + INTERVAL * MS,
+		"hold: one silent path down in %llu us", (unsigned long long)(tdown - t0));
+	SB_CHECK(events_since(b, SB_PEER_EV_SILENT, t0) == 0, "hold: no peer silence then");
+	net.drop[0][1][1] = false;
+	run(100);
+
+	/* Without a hold, the 150 ms freeze takes both paths down at b. */
+	b->t.conf.silence_hold = 0;
+	while ((clock_now / MS) % INTERVAL != 1)
+		run(1);
+	t0 = clock_now;
+	run_frozen(0, 150);
+	tdown = event_at(b, SB_PEER_EV_PATH_DOWN, 0, t0);
+	SB_CHECK(tdown != 0 && tdown - t0 <= dead + 2 * MS,
+		"no hold: path 0 down at b in %llu us", (unsigned long long)(tdown - t0));
+	run(100);
+	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "no hold: paths back up");
+	a->t.conf.tick_stall = 0;
+}
+
 static void
 test_three_way(void)
 {
@@ -517,6 +643,7 @@ main(void)
 	test_loss();
 	test_port_restart();
 	test_tick_stall();
+	test_silence_hold();
 	test_partial_and_refusals();
 	return sb_test_summary("test_peer");
 }
