@@ -336,7 +336,8 @@ def many_to_one(dst_addr, secs, tmp, tag, interval=1.0, events=()):
             why[h] = client_error(os.path.join(tmp, "%s-cl-%s.json" % (tag, h)), rc)
     for h, (p, f) in srv.items():
         try:
-            p.wait(timeout=10)
+            # A server still busy 30 s after its client ended wrote no result: reported.
+            p.wait(timeout=30)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
@@ -529,10 +530,14 @@ def log_liveness():
     were heard again before any path went down, and their own lcore stalls of 20 ms or
     more."""
     pats = {"path_downs": re.compile(r"peer \d+ path \d+ down"),
-            "peer_silences": re.compile(r"silent on every path"),
+            "path_downs_silent": re.compile(r"peer \d+ path \d+ down .*: silent"),
+            "path_downs_one_way": re.compile(r"peer \d+ path \d+ down .*: one-way"),
+            "peer_silences": re.compile(r"silent on every path: "),
             "silences_ridden": re.compile(r"heard again after .*no path went down"),
             "own_stalls_20ms": re.compile(r"TX lcore stalled")}
     out = {k: 0 for k in pats}
+    heard = re.compile(r"heard again after ([0-9.]+) ms")
+    silent_ms = []
     for h in HOSTS:
         try:
             with open(os.path.join(STATE, h + ".log"), errors="replace") as f:
@@ -540,8 +545,19 @@ def log_liveness():
                     for k, pat in pats.items():
                         if pat.search(line):
                             out[k] += 1
+                    m = heard.search(line)
+                    if m:
+                        silent_ms.append(float(m.group(1)))
         except OSError:
             pass
+    # How long peers were silent on every path before they were heard again (from their
+    # last hello): the freezes the hold rides out, and those it does not.
+    silent_ms.sort()
+    if silent_ms:
+        out["silence_ms_percentiles"] = {
+            str(q): round(silent_ms[min(len(silent_ms) - 1, int(q / 100.0 * len(silent_ms)))], 1)
+            for q in (50, 90, 99)}
+        out["silence_ms_max"] = silent_ms[-1]
     return out
 
 
@@ -605,10 +621,18 @@ def table(res):
     if lv:
         rows.append(("liveness over the testbed's life (17 logs)",
                      "%d path downs" % lv["path_downs"],
-                     "%d peers silent on every path, %d of them heard again with no path down; "
-                     "%d own lcore stalls >= 20 ms" % (lv["peer_silences"],
+                     "%s silent, %s one-way; %d peers silent on every path, %d of them heard "
+                     "again with no path down; %d own lcore stalls >= 20 ms" % (
+                         lv.get("path_downs_silent", "?"), lv.get("path_downs_one_way", "?"),
+                         lv["peer_silences"],
                                                       lv["silences_ridden"],
                                                       lv["own_stalls_20ms"])))
+    if lv and lv.get("silence_ms_percentiles"):
+        p = lv["silence_ms_percentiles"]
+        rows.append(("peers silent on every path, until heard again",
+                     "median %.0f ms" % p["50"],
+                     "90th %.0f ms, 99th %.0f ms, longest %.0f ms" % (
+                         p["90"], p["99"], lv["silence_ms_max"])))
     w = max(len(r[0]) for r in rows)
     w2 = max(len(r[1]) for r in rows)
     print("bladecentre: 16 blades x 6 ports + gateway q x 8 ports, 6 switches, %s Mbit/s links"
@@ -738,9 +762,20 @@ def main():
                 "the streams after it" % (f["port_cut_done_s"], T["fail"]))
         if f["blades_stalled_1s"]:
             timing.append("failover: streams stalled for 1 s: %s" % f["blades_stalled_1s"])
+        # Five of six paths carry 5/6 of a stream the links limit; a stream this machine's
+        # CPUs limit (before the cut below 0.8 of 6 links) moves with the CPUs' other work
+        # instead (one stream a -> b: 149 to 502 Mbit/s across runs on 2026-12-02, and 149 ->
+        # 270 across a cut), so its ratio says nothing of the failover then.
+        link_bound = sw["before_mbit"] >= 0.8 * 6 * B
+        res["switch_judged"] = link_bound
         if sw["after_mbit"] < 0.5 * sw["before_mbit"] * 5.0 / 6.0:
-            timing.append("switch: a -> b carried %.1f Mbit/s after the cut, before %.1f"
-                          % (sw["after_mbit"], sw["before_mbit"]))
+            msg = ("switch: a -> b carried %.1f Mbit/s after the cut, before %.1f"
+                   % (sw["after_mbit"], sw["before_mbit"]))
+            if link_bound:
+                timing.append(msg)
+            else:
+                log("NOT JUDGED (a -> b was CPU-bound before the cut: %.1f < 0.8 of 6 links "
+                    "%.1f): %s" % (sw["before_mbit"], 6 * B, msg))
         if not res["timing_judged"]:
             res["not_judged"] = timing
             why = ("the 16 -> 1 load stalled %d blades for 1 s with no fault: %s" % (
