@@ -343,10 +343,8 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	p->interval_ms = h->interval_ms;
 	if (p->silent) {
 		/* Before any path moves, so that the owner sees what the silence cost. */
-		if (!p->silence_expired) {
-			p->silences_heard++;
+		if (!p->silence_expired)
 			t->silence_heard++;
-		}
 		emit(t, SB_PEER_EV_HEARD, idx, 0, SB_FAULT_NONE);
 		p->silent = 0;
 		p->silence_expired = 0;
@@ -505,7 +503,6 @@ silence_held(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t 
 		p->silent = 1;
 		p->silence_expired = 0;
 		p->silent_from = newest;
-		p->silences++;
 		t->silence_holds++;
 		emit(t, SB_PEER_EV_SILENT, pi, j, SB_FAULT_SILENT);
 	}

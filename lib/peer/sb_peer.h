@@ -183,8 +183,6 @@ struct sb_peer {
 					 *   again or the hold ends. */
 	uint8_t silence_expired;	/**< The hold ended before it was heard again. */
 	uint64_t silent_from;		/**< Its newest hello when the silence was found. */
-	uint32_t silences;		/**< Silences on every path found (holds begun). */
-	uint32_t silences_heard;	/**< Of those, heard again before the hold ended. */
 	struct sb_path path[SB_PEER_MAX_PATHS];
 };
 
