@@ -84,21 +84,27 @@ stream_start() {
 }
 
 
-# fault_case NAME KIND LIMIT RTO CUT_ARGS...: stream a -> b for 9 s; cut a's port 2 towards b
-# at 3 s with CUT_ARGS, heal at 6 s. KIND: down (path down at both ends) or stripe (out of
-# the stripe at both ends, still up). LIMIT: detection limit in seconds. RTO: most TCP
-# timeouts the sender may count.
+# fault_case NAME KIND LIMIT RTO CUT_ARGS...: stream a -> b; cut a's port 2 towards b at 3 s
+# with CUT_ARGS, heal once the recovery limit for the case's whole timeout budget has passed
+# (LIMIT + 2 s + 0.5 s per allowed timeout, + 0.5 s; at least 3 s), stream 3 s more. KIND:
+# down (path down at both ends) or stripe (out of the stripe at both ends, still up). LIMIT:
+# detection limit in seconds. RTO: most TCP timeouts the sender may count. (A fixed 3 s fault
+# was shorter than the MTU case's own limit: 1 + 2 + 0.5 x 2 s; a stream slow to recover
+# there failed as "never came back" though within its limit.)
 fault_case() {
-	local name=$1 kind=$2 limit=$3 rto=$4 to0 to1 t_fault t_heal re_a re_b res
+	local name=$1 kind=$2 limit=$3 rto=$4 to0 to1 t_fault t_heal re_a re_b res hold secs
 	shift 4
+	hold=$(python3 -c 'import sys; print("%.1f" % max(3.0, float(sys.argv[1]) + 2.5 + 0.5 * int(sys.argv[2])))' \
+		"$limit" "$rto")
+	secs=$(python3 -c 'import math, sys; print(math.ceil(6 + float(sys.argv[1])))' "$hold")
 	to0=$(timeouts)
 	sb_nstat_reset b
-	stream_start a b 9 5301
+	stream_start a b "$secs" 5301
 	sleep 3
 	t_fault=$(now)
 	tb cut a 2 --to b "$@"
 	t_fault_end=$(now)
-	sleep 3
+	sleep "$hold"
 	t_heal=$(now)
 	tb heal a 2
 	t_heal_end=$(now)
@@ -125,7 +131,8 @@ fault_case() {
 	info "$name: goodput (Mbit/s, s): $res; sender TCP timeouts $to0 -> $to1"
 	info "$name: receiver: $(sb_nstat_report b | tr '\n' ' ')"
 	read -r _ before _ during _ low _ rec _ after _ target <<<"$res"
-	float_ge "$rec" 0 || fail "$name: goodput never came back to $target Mbit/s"
+	float_ge "$rec" 0 ||
+		fail "$name: goodput never came back to $target Mbit/s in the $hold s before the heal ($res)"
 	# Recovery counts from the fault; the path may leave the stripe up to LIMIT after it (an
 	# MTU fault waits for 3 missing probes: 0.4-0.7 s), and the stream has 1 s from there.
 	# (1 s from the fault failed the oversize case once in 10 rounds: 1.30 s.) A freeze of
