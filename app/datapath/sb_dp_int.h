@@ -110,6 +110,8 @@ struct sb_dp_tx_peer {
 	struct sb_path_est est[SB_PEER_MAX_PATHS];	/**< What each path carries. */
 	struct sb_sched sched;
 	struct sb_sched_view view;
+	uint64_t view_gen;		/**< The view is current while this equals the TX
+					 *   worker's view_gen (sb_dp_tx.c, view_get()). */
 	uint64_t path_tx[SB_PEER_MAX_PATHS];	/**< Frames sent per path. */
 	uint64_t path_tx_bytes[SB_PEER_MAX_PATHS];
 	/* Frames from the kernel for this peer, set aside while every path to it was full
@@ -173,6 +175,10 @@ struct sb_dp_tx {
 	struct sb_dp_port port[SB_MAX_PORTS];
 	struct sb_peer_table peers;
 	struct sb_dp_tx_peer peer[SB_MAX_PEERS];
+	/* Scheduler views are rebuilt at most once per burst read from the kernel and peer:
+	 * a new burst, or a frame sent to another peer (it moved a shared port's queue model),
+	 * moves this on and every view is stale (sb_dp_tx.c, view_get()). */
+	uint64_t view_gen;
 	uint64_t hello_period;		/**< TSC cycles. */
 	uint16_t hello_interval_ms;	/**< Announced in hellos (the pace now). */
 	uint64_t probe_period;		/**< TSC cycles between full-size probes; 0 none. */

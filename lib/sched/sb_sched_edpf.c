@@ -47,11 +47,13 @@ sb_sched_edpf_pick(void *priv, const struct sb_sched_view *v, uint32_t eligible,
 		return -EAGAIN;
 	sb_sched_rates(v, rate);
 	/* Strict < keeps the first in scan order on a tie, and the scan starts after the last
-	 * pick, so idle equal paths take turns instead of path 0 taking everything. */
-	for (k = 0; k < n; k++) {
+	 * pick, so idle equal paths take turns instead of path 0 taking everything. The index
+	 * wraps by comparison, not by %: this runs for every frame, and a division per path
+	 * scanned cost more than the rest of the scan. */
+	i = e->next < n ? e->next : e->next % n;
+	for (k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
 		uint64_t finish;
 
-		i = (e->next + k) % n;
 		if (!(eligible & (UINT32_C(1) << i)))
 			continue;
 		finish = sb_sched_finish_ns(v, i, len, rate[i]) + v->path[i].delay_ns;
@@ -61,7 +63,7 @@ sb_sched_edpf_pick(void *priv, const struct sb_sched_view *v, uint32_t eligible,
 		}
 	}
 	if (best >= 0)
-		e->next = ((unsigned int)best + 1) % n;
+		e->next = (unsigned int)best + 1 == n ? 0 : (unsigned int)best + 1;
 	return best;
 }
 
