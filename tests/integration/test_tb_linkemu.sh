@@ -61,21 +61,35 @@ inc=$(calc "$r1 - $r0" 3)
 info "RTT with 5 ms each way on every link: median $r1 ms (+$inc ms, set +10)"
 float_ge "$inc" 9.6 && float_ge 10.4 "$inc" || fail "RTT grew by $inc ms, not 10 +- 0.4"
 
-for i in 0 1 2 3; do tb shape a "$i" --clear-stats; done
-tb iperf --from a --to b --time 8 >"$SB_WORK/goodput" || fail "iperf3 through the delay lines failed"
-info "one TCP stream a -> b over 4 delayed links: $(cat "$SB_WORK/goodput") Mbit/s"
-for i in 0 1 2 3; do
-	line=$(tb shape a "$i" --dir out | grep linkemu)
-	info "link $i a->b: ${line#*linkemu }"
-	rx=$(emu_field a "$i" out rx)
-	held=$(emu_field a "$i" out "held_us mean")
-	qd=$(emu_field a "$i" out queue_drop)
-	lost=$(emu_field a "$i" out lost)
-	p50=$(emu_field a "$i" out "|p50|<=")
-	((rx >= 24000)) || fail "link $i carried $rx frames in 8 s (< 3 kpps): not under load"
-	((qd == 0 && lost == 0)) || fail "link $i's delay line dropped frames (queue $qd, lost $lost)"
-	float_ge "$held" 4800 && float_ge 5200 "$held" || fail "link $i held frames $held us, not 5000 +- 200"
-	((p50 <= 200)) || fail "link $i departure error median $p50 us > 200"
+# The delay lines under one TCP stream. A machine freeze (docs/testing.md, "Machine freezes":
+# this VM now and then runs nothing on a CPU for about 100 ms) holds every frame queued then
+# that much longer and moves the mean by hundreds of microseconds (5395.6 us once, with one
+# 99 ms freeze and |p50| <= 40 us): a stream that saw one is measured once more.
+for try in 1 2; do
+	for i in 0 1 2 3; do tb shape a "$i" --clear-stats; done
+	t0=$(date +%s.%N)
+	tb iperf --from a --to b --time 8 >"$SB_WORK/goodput" || fail "iperf3 through the delay lines failed"
+	nfz=$(sb_freezes "$t0")
+	info "one TCP stream a -> b over 4 delayed links: $(cat "$SB_WORK/goodput") Mbit/s;" \
+		"machine freezes meanwhile: $nfz"
+	bad=
+	for i in 0 1 2 3; do
+		line=$(tb shape a "$i" --dir out | grep linkemu)
+		info "link $i a->b: ${line#*linkemu }"
+		rx=$(emu_field a "$i" out rx)
+		held=$(emu_field a "$i" out "held_us mean")
+		qd=$(emu_field a "$i" out queue_drop)
+		lost=$(emu_field a "$i" out lost)
+		p50=$(emu_field a "$i" out "|p50|<=")
+		((rx >= 24000)) || fail "link $i carried $rx frames in 8 s (< 3 kpps): not under load"
+		((qd == 0 && lost == 0)) || fail "link $i's delay line dropped frames (queue $qd, lost $lost)"
+		((p50 <= 200)) || fail "link $i departure error median $p50 us > 200"
+		float_ge "$held" 4800 && float_ge 5200 "$held" ||
+			bad+="link $i held frames $held us, not 5000 +- 200; "
+	done
+	[[ -z $bad ]] && break
+	((try == 1 && nfz > 0)) || fail "${bad%; } (machine freezes during the stream: $nfz)"
+	info "${bad%; }, with $nfz machine freeze(s) during the stream: measured once more"
 done
 
 info "10 % loss on a's port 0 out, 20000 frames injected a0 -> b0"
