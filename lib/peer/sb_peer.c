@@ -289,6 +289,19 @@ owd_windowed_min(const struct sb_path_rx *rx)
 		rx->owd_raw_min;
 }
 
+/* The newest hello from peer @p p on any of its paths, clock units. */
+static uint64_t
+peer_last_heard(const struct sb_peer *p)
+{
+	uint64_t newest = 0;
+	unsigned int j;
+
+	for (j = 0; j < p->n_paths; j++)
+		if (p->path[j].rx.last_hello > newest)
+			newest = p->path[j].rx.last_hello;
+	return newest;
+}
+
 int
 sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t *src_mac,
 	const struct sb_hello *h, uint32_t frame_len, uint16_t local_mtu, uint64_t now)
@@ -296,6 +309,7 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	struct sb_hello_entry e;
 	struct sb_peer *p;
 	struct sb_path *path;
+	uint64_t last;
 	bool listed = false;
 	unsigned int i;
 	int pi, idx;
@@ -341,6 +355,9 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		}
 	}
 	p->interval_ms = h->interval_ms;
+	last = peer_last_heard(p);
+	if (last != 0 && now > last && now - last > 2 * (uint64_t)h->interval_ms * t->conf.hz / 1000)
+		p->resumed = now;	/* heard again after a silence on every path: sb_peer_tick() */
 	if (p->silent) {
 		/* Before any path moves, so that the owner sees what the silence cost. */
 		if (!p->silence_expired)
@@ -453,6 +470,7 @@ tick_stall(struct sb_peer_table *t, uint64_t gap, uint64_t now)
 	for (i = 0; i < t->n_peers; i++) {
 		struct sb_peer *p = &t->peer[i];
 
+		p->resumed = timer_defer(p->resumed, gap, now);
 		for (j = 0; j < p->n_paths; j++) {
 			struct sb_path *path = &p->path[j];
 
@@ -465,19 +483,6 @@ tick_stall(struct sb_peer_table *t, uint64_t gap, uint64_t now)
 	t->tick_stall_last = gap;
 	if (gap > t->tick_stall_max)
 		t->tick_stall_max = gap;
-}
-
-/* The newest hello from peer @p p on any of its paths, clock units. */
-static uint64_t
-peer_last_heard(const struct sb_peer *p)
-{
-	uint64_t newest = 0;
-	unsigned int j;
-
-	for (j = 0; j < p->n_paths; j++)
-		if (p->path[j].rx.last_hello > newest)
-			newest = p->path[j].rx.last_hello;
-	return newest;
 }
 
 /*
@@ -493,8 +498,15 @@ silence_held(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t 
 	const struct sb_path *path = &p->path[j];
 	uint64_t interval = (uint64_t)path->remote_interval_ms * t->conf.hz / 1000;
 
-	if (t->conf.silence_hold == 0 || newest - path->rx.last_hello >= interval)
-		return false;	/* no hold, or heard since on another path: this path failed */
+	if (t->conf.silence_hold == 0)
+		return false;
+	if (newest - path->rx.last_hello >= interval && now - newest <= dead) {
+		/* Heard since on another path, and lately: this path failed, unless the peer
+		 * has only just been heard again after a silence and this path's hellos of
+		 * that moment are still on their way (sb_peer_tick() in sb_peer.h). */
+		return p->resumed != 0 && now - p->resumed <= dead &&
+			now - path->rx.last_hello <= dead + t->conf.silence_hold;
+	}
 	if (now - newest > dead + t->conf.silence_hold) {
 		p->silence_expired = p->silent;
 		return false;	/* silent longer than the hold: down after all */

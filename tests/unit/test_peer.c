@@ -373,6 +373,60 @@ test_silence_hold(void)
 	a->t.conf.tick_stall = 0;
 }
 
+/* A peer that wakes from a freeze sends on every port at once, but its hellos reach us
+ * spread out: a path whose hello comes a little later is held, not declared down; a path
+ * that stays silent while the peer is heard again on the others goes down a detection time
+ * after the peer was heard again. */
+static void
+test_resume_skew(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	const uint64_t hold = 200 * MS, dead = INTERVAL * MULT * MS;
+	uint64_t t0, twake, tdown;
+
+	a->t.conf.tick_stall = 5 * MS;
+	b->t.conf.silence_hold = hold;
+	run(300);
+	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "resume: 2 paths up before");
+
+	/* a frozen 60 ms; once awake, its hellos on port 1 reach b 25 ms after those on port 0
+	 * (more than an interval, less than the detection time). */
+	while ((clock_now / MS) % INTERVAL != 1)
+		run(1);
+	t0 = clock_now;
+	run_frozen(0, 60);
+	net.drop[0][1][1] = true;
+	run(25);
+	net.drop[0][1][1] = false;
+	run(100);
+	SB_CHECK(events_since(b, SB_PEER_EV_PATH_DOWN, t0) == 0 &&
+		events_since(a, SB_PEER_EV_PATH_DOWN, t0) == 0,
+		"resume: a late path after a freeze stays up at both ends");
+	SB_CHECK(b->t.peer[0].resumed > t0 && b->t.peer[0].resumed <= t0 + (60 + INTERVAL) * MS,
+		"resume: b saw a heard again %llu us after the freeze began",
+		(unsigned long long)(b->t.peer[0].resumed - t0));
+
+	/* The same, but port 1 stays silent: down a detection time after a was heard again
+	 * (not at once, and not never). */
+	while ((clock_now / MS) % INTERVAL != 1)
+		run(1);
+	t0 = clock_now;
+	run_frozen(0, 60);
+	twake = clock_now;
+	net.drop[0][1][1] = true;
+	run(200);
+	tdown = event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0);
+	SB_CHECK(tdown > twake + dead - 2 * MS && tdown <= twake + dead + INTERVAL * MS,
+		"resume: a path still silent after the wake down %llu us after it",
+		(unsigned long long)(tdown - twake));
+	SB_CHECK(event_at(b, SB_PEER_EV_PATH_DOWN, 0, t0) == 0, "resume: path 0 kept");
+	net.drop[0][1][1] = false;
+	run(100);
+	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "resume: both paths up again");
+	b->t.conf.silence_hold = 0;
+	a->t.conf.tick_stall = 0;
+}
+
 static void
 test_three_way(void)
 {
@@ -644,6 +698,7 @@ main(void)
 	test_port_restart();
 	test_tick_stall();
 	test_silence_hold();
+	test_resume_skew();
 	test_partial_and_refusals();
 	return sb_test_summary("test_peer");
 }
