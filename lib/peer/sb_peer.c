@@ -500,10 +500,11 @@ silence_held(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t 
 
 	if (t->conf.silence_hold == 0)
 		return false;
-	if (newest - path->rx.last_hello >= interval && now - newest <= dead) {
-		/* Heard since on another path, and lately: this path failed, unless the peer
-		 * has only just been heard again after a silence and this path's hellos of
-		 * that moment are still on their way (sb_peer_tick() in sb_peer.h). */
+	if (newest - path->rx.last_hello >= 2 * interval && now - newest <= dead) {
+		/* Heard since on another path, two rounds later, and lately: this path failed,
+		 * unless the peer has only just been heard again after a silence and this
+		 * path's hellos of that moment are still on their way (sb_peer_tick() in
+		 * sb_peer.h). */
 		return p->resumed != 0 && now - p->resumed <= dead &&
 			now - path->rx.last_hello <= dead + t->conf.silence_hold;
 	}

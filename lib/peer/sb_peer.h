@@ -372,10 +372,11 @@ int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uin
  * sent nothing; that is what BFD's detection time means, RFC 5880 s.6.8.4.)
  *
  * Such a peer is handled apart from a failed path. A path is declared down (silent) after
- * the detection time when the peer was heard on another path at least one of its hello
- * intervals after this path's last hello. When instead the peer fell silent on every path at
- * once (its newest hello on any path is less than one interval younger than this path's
- * last), the peer is frozen or gone, not a path: there is no path of it left to fail over
+ * the detection time when the peer was heard on another path at least two of its hello
+ * intervals after this path's last hello (one round can reach us an interval apart over
+ * different ports). When instead the peer fell silent on every path at once (its newest
+ * hello on any path is less than two intervals younger than this path's last), the peer is
+ * frozen or gone, not a path: there is no path of it left to fail over
  * to, and a frozen host (descheduled, stopped) reads whatever was sent to it once it runs
  * again. So its paths stay as they are for conf.silence_hold more (SB_PEER_EV_SILENT,
  * counted in silence_holds), and go down only if it is still silent then. Heard again

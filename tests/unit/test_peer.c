@@ -406,6 +406,21 @@ test_resume_skew(void)
 		"resume: b saw a heard again %llu us after the freeze began",
 		(unsigned long long)(b->t.peer[0].resumed - t0));
 
+	/* a's last hellos before a freeze reach b an interval apart (port 1's last round
+	 * lost): still a silence of the whole peer, held, not a failed path. */
+	while ((clock_now / MS) % INTERVAL != 1)
+		run(1);
+	t0 = clock_now;
+	net.drop[0][1][1] = true;
+	run(INTERVAL);
+	net.drop[0][1][1] = false;
+	run_frozen(0, 60);
+	run(100);
+	SB_CHECK(events_since(b, SB_PEER_EV_PATH_DOWN, t0) == 0 &&
+		events_since(b, SB_PEER_EV_SILENT, t0) == 1,
+		"resume: last hellos an interval apart, then a freeze: held as a silence (%u downs)",
+		events_since(b, SB_PEER_EV_PATH_DOWN, t0));
+
 	/* The same, but port 1 stays silent: down a detection time after a was heard again
 	 * (not at once, and not never). */
 	while ((clock_now / MS) % INTERVAL != 1)
