@@ -187,10 +187,13 @@ for d in 5 10; do
 	sb_down
 done
 # ---- 4. two senders into one receiver ----
-# Share and fairness below their goals (0.90, 0.95) are measured once more; the test fails
-# below 0.75 and 0.90 (docs/testing.md, "Throughput limits": share 0.828-0.957, Jain
-# 0.926-1.000 on 2026-12-01, 0.835 then 0.828 in one CI-like run; one sender starved would
-# give Jain 0.5, a receiver that lost a quarter of its capacity share 0.75).
+# The goals (share 0.90, Jain 0.95) are printed; the test fails below 0.75 and 0.90
+# (docs/testing.md, "Throughput limits": share 0.828-0.957, Jain 0.926-1.000 on 2026-12-01,
+# 0.835 then 0.828 in one CI-like run; one sender starved would give Jain 0.5, a receiver
+# that lost a quarter of its capacity share 0.75). A figure below those limits is measured
+# once more and the second counts, as for every throughput limit. (Until 2026-12-02 a
+# figure below the goals was measured again: a first try of share 0.855, Jain 0.994 then
+# failed on a second of 0.873, 0.875, with a 99 ms machine freeze logged.)
 # Each try on a fresh testbed: a second stream on the same one started from the rates the
 # first had left (0.688 of c's capacity once, after 0.939).
 for try in 1 2; do
@@ -215,10 +218,10 @@ for try in 1 2; do
 	jain=$(calc "($ga + $gb) ** 2 / (2 * ($ga ** 2 + $gb ** 2))" 3)
 	info "a -> c and b -> c at once: $ga + $gb Mbit/s from 2 s on, c's capacity $limit: share" \
 		"$share, Jain fairness $jain; TCP timeouts at a $(($(timeouts) - to0))"
-	if float_ge "$share" 0.90 && float_ge "$jain" 0.95; then
+	if float_ge "$share" 0.75 && float_ge "$jain" 0.90; then
 		break
 	fi
-	((try == 2)) || { info "two senders: below 0.90 or 0.95: measured again"; sb_down; }
+	((try == 2)) || { info "two senders: below 0.75 or 0.90: measured again"; sb_down; }
 done
 float_ge "$share" 0.90 || info "two senders: together $share of c's capacity, below the goal 0.90"
 float_ge "$jain" 0.95 || info "two senders: Jain fairness $jain, below the goal 0.95"
