@@ -63,8 +63,9 @@ PY
 sb_up --links 4 --rate 100
 tb shape a 0 --rate 25 >/dev/null
 limit=$(calc "325 * $per_mbit" 1)
-# A result below 0.95 is measured once more and the second counts (docs/testing.md,
-# "Throughput limits": 0.927 once with no freeze logged, 0.973-0.984 otherwise, 2026-12-01).
+# A result below the limit asserted below (0.90) is measured once more and the second
+# counts (docs/testing.md, "Throughput limits": 0.927 once with no freeze logged,
+# 0.973-0.984 otherwise, 2026-12-01); one below the goal (0.95) only is printed.
 for try in 1 2; do
 	to0=$(timeouts) t_try=$(now)
 	stream a b 8 $((5400 + try * 10))
@@ -72,7 +73,9 @@ for try in 1 2; do
 	wait || true
 	got=$(mean_after "$SB_WORK/srv-$((5400 + try * 10)).json" 2)
 	ratio=$(calc "$got / $limit" 3)
-	((try == 1)) && ! float_ge "$ratio" 0.95 || break
+	if ((try == 2)) || float_ge "$ratio" 0.90; then
+		break
+	fi
 	info "configured 100 x 4, link 0 carrying 25: ratio $ratio with $(sb_freezes "$t_try")" \
 		"machine freezes during it: measured again"
 done
