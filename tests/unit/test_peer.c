@@ -164,6 +164,16 @@ run(unsigned int ms)
 	}
 }
 
+/* Run until the millisecond after host a's hellos (a sends at 0 mod INTERVAL, b at 1):
+ * the start of most timed cases. @return the clock then. */
+static uint64_t
+run_to_slot_1(void)
+{
+	while ((clock_now / MS) % INTERVAL != 1)
+		run(1);
+	return clock_now;
+}
+
 /* Time of the first event of @p type on path @p path of peer 0 at or after @p since, or 0. */
 static uint64_t
 event_at(const struct host *h, uint8_t type, uint8_t path, uint64_t since)
@@ -204,9 +214,7 @@ stall_a(uint64_t tick_stall)
 	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "stall: 2 paths up before");
 	/* Align: a sends at ms = 0 (mod 10), b at 1: the stall starts at 1, b's hello then
 	 * and the next three wait (dropped here); a's first tick after is at 39. */
-	while ((clock_now / MS) % INTERVAL != 1)
-		run(1);
-	t0 = clock_now;
+	t0 = run_to_slot_1();
 	for (port = 0; port < N_PORTS; port++)
 		net.drop[1][0][port] = true;
 	for (end = clock_now + 38 * MS; clock_now < end; clock_now += MS) {
@@ -304,9 +312,7 @@ test_silence_hold(void)
 
 	/* a frozen 150 ms: b finds it silent on both paths after the detection time, keeps
 	 * both paths, and hears it again with nothing lost. */
-	while ((clock_now / MS) % INTERVAL != 1)	/* just after a's hellos */
-		run(1);
-	t0 = clock_now;
+	t0 = run_to_slot_1();	/* just after a's hellos */
 	run_frozen(0, 150);
 	tsil = 0;
 	if (events_since(b, SB_PEER_EV_SILENT, t0) == 1) {
@@ -331,9 +337,7 @@ test_silence_hold(void)
 
 	/* Frozen 400 ms: longer than detection + hold, so its paths go down then, not before;
 	 * back up once it runs again. */
-	while ((clock_now / MS) % INTERVAL != 1)
-		run(1);
-	t0 = clock_now;
+	t0 = run_to_slot_1();
 	run_frozen(0, 400);
 	tdown = event_at(b, SB_PEER_EV_PATH_DOWN, 0, t0);
 	/* a's last hellos went out 1 ms before t0. */
@@ -361,9 +365,7 @@ test_silence_hold(void)
 
 	/* Without a hold, the 150 ms freeze takes both paths down at b. */
 	b->t.conf.silence_hold = 0;
-	while ((clock_now / MS) % INTERVAL != 1)
-		run(1);
-	t0 = clock_now;
+	t0 = run_to_slot_1();
 	run_frozen(0, 150);
 	tdown = event_at(b, SB_PEER_EV_PATH_DOWN, 0, t0);
 	SB_CHECK(tdown != 0 && tdown - t0 <= dead + 2 * MS,
@@ -391,9 +393,7 @@ test_resume_skew(void)
 
 	/* a frozen 60 ms; once awake, its hellos on port 1 reach b 25 ms after those on port 0
 	 * (more than an interval, less than the detection time). */
-	while ((clock_now / MS) % INTERVAL != 1)
-		run(1);
-	t0 = clock_now;
+	t0 = run_to_slot_1();
 	run_frozen(0, 60);
 	net.drop[0][1][1] = true;
 	run(25);
@@ -408,9 +408,7 @@ test_resume_skew(void)
 
 	/* a's last hellos before a freeze reach b an interval apart (port 1's last round
 	 * lost): still a silence of the whole peer, held, not a failed path. */
-	while ((clock_now / MS) % INTERVAL != 1)
-		run(1);
-	t0 = clock_now;
+	t0 = run_to_slot_1();
 	net.drop[0][1][1] = true;
 	run(INTERVAL);
 	net.drop[0][1][1] = false;
@@ -423,9 +421,7 @@ test_resume_skew(void)
 
 	/* The same, but port 1 stays silent: down a detection time after a was heard again
 	 * (not at once, and not never). */
-	while ((clock_now / MS) % INTERVAL != 1)
-		run(1);
-	t0 = clock_now;
+	t0 = run_to_slot_1();
 	run_frozen(0, 60);
 	twake = clock_now;
 	net.drop[0][1][1] = true;
