@@ -390,9 +390,9 @@ int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uin
  * port at once, but they reach us spread out: queued behind data on some ports, read in
  * different bursts, or one triggered hello well ahead of the next round. Without this, the
  * first hello to arrive would make every other path look failed. (Measured on the testbed's
- * bladecentre under a 16 -> 1 load: paths declared silent and back up 3-15 ms later, by
- * the hundred.) A path that fails while its peer is heard steadily on others is still
- * declared down after the detection time.
+ * bladecentre, one 20 s 16 -> 1 load per testbed: 8 214 and 9 958 path downs over two
+ * testbeds' lives, paths declared silent and back up 3-15 ms later.) A path that fails while
+ * its peer is heard steadily on others is still declared down after the detection time.
  */
 void sb_peer_tick(struct sb_peer_table *t, uint64_t now);
 
