@@ -197,6 +197,7 @@ path_set_state(struct sb_peer_table *t, unsigned int pi, unsigned int j,
 		 * PATH_DOWN too); the loss window restarts. */
 		remote_tx_set(t, pi, j, false);
 		path->rx.hseq_valid = 0;
+		path->rx.useq_valid = 0;
 		path->fb.last_echo = 0;
 		path->fb.mtu_ok = 0;
 		path->fb.lossy = 0;
@@ -302,6 +303,18 @@ peer_last_heard(const struct sb_peer *p)
 	return newest;
 }
 
+/* Hello number @p seq heard in a stream expecting @p next: gaps are lost hellos; a number
+ * behind it (a reordered or repeated one) is not. */
+static void
+hello_seq_rx(struct sb_path_rx *rx, uint32_t seq, uint32_t *next, uint8_t *valid)
+{
+	if (*valid && (int32_t)(seq - *next) >= 0)
+		count_gap(rx, seq - *next);
+	if (!*valid || (int32_t)(seq - *next) >= 0)
+		*next = seq + 1;
+	*valid = 1;
+}
+
 int
 sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t *src_mac,
 	const struct sb_hello *h, uint32_t frame_len, uint16_t local_mtu, uint64_t now)
@@ -405,11 +418,11 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	path->rx.last_hello = now;
 	path->rx.hellos_rx++;
 	path->rx.hello_bytes += frame_len;
-	if (path->rx.hseq_valid && (int32_t)(h->hello_seq - path->rx.next_hello_seq) >= 0)
-		count_gap(&path->rx, h->hello_seq - path->rx.next_hello_seq);
-	if (!path->rx.hseq_valid || (int32_t)(h->hello_seq - path->rx.next_hello_seq) >= 0)
-		path->rx.next_hello_seq = h->hello_seq + 1;
-	path->rx.hseq_valid = 1;
+	if (h->flags & SB_HELLO_F_UNICAST)
+		hello_seq_rx(&path->rx, h->hello_seq, &path->rx.next_uc_seq, &path->rx.useq_valid);
+	else
+		hello_seq_rx(&path->rx, h->hello_seq, &path->rx.next_hello_seq,
+			&path->rx.hseq_valid);
 	if ((h->flags & SB_HELLO_F_PROBE) &&
 			frame_len >= (uint32_t)sb_path_mtu(path, local_mtu) + SB_ETH_HLEN)
 		path->rx.last_probe = now;

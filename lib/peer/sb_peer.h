@@ -73,6 +73,9 @@ struct sb_path_rx {
 	uint32_t hello_lost;		/**< Hellos missing by their sequence number (wraps). */
 	uint32_t next_hello_seq;	/**< Expected hello_seq. */
 	uint8_t hseq_valid;		/**< next_hello_seq is meaningful. */
+	uint8_t useq_valid;		/**< next_uc_seq is meaningful. */
+	uint32_t next_uc_seq;		/**< Expected hello_seq of the next SB_HELLO_F_UNICAST
+					 *   hello (the sender numbers those per path). */
 	uint8_t owd_valid;		/**< owd_* are meaningful. */
 	uint32_t owd_raw_min;		/**< Smallest (receive us - send us) this epoch. */
 	uint32_t owd_raw_min_prev;	/**< ... and the epoch before (windowed minimum). */

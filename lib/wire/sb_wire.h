@@ -72,7 +72,9 @@ struct sb_shim {
 #define SB_HELLO_F_PROBE 0x01	/**< Padded to the full path MTU: an MTU probe. */
 #define SB_HELLO_F_PARTIAL 0x02	/**< Lists only part of what the sender hears on this port
 				 *   (more entries than fit): absence means nothing. */
-#define SB_HELLO_F_MASK 0x03
+#define SB_HELLO_F_UNICAST 0x04	/**< Sent to one peer port, numbered in that path's own
+				 *   sequence of unicast hellos, not the port's. */
+#define SB_HELLO_F_MASK 0x07
 
 /** Hello body, after the shim; all multi-byte fields in network order. 40 bytes. */
 struct sb_wire_hello {
@@ -89,7 +91,8 @@ struct sb_wire_hello {
 	uint8_t flags;		/**< SB_HELLO_F_* */
 	uint16_t probe_interval_ms;	/**< How often the sender sends full-size probes on
 				 *   this port; 0 = never (MTU not checked). */
-	uint32_t hello_seq;	/**< +1 per hello on this port: the receiver counts losses. */
+	uint32_t hello_seq;	/**< +1 per hello on this port (per path for UNICAST ones): the
+				 *   receiver counts losses. */
 	uint32_t tx_time_us;	/**< Sender's clock when sent, us mod 2^32 (one-way delay). */
 	uint16_t n_entries;	/**< struct sb_wire_hello_entry that follow. */
 	uint16_t reserved;	/**< Sent as 0. */

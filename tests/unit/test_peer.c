@@ -689,6 +689,49 @@ test_partial_and_refusals(void)
 		"table full counted");
 }
 
+/*
+ * Group and unicast hellos on one path are two numbered streams (SB_HELLO_F_UNICAST): a gap
+ * in either is loss, and a unicast hello never fills in a lost group one (the first version
+ * of unicast hellos repeated the group number: a lost group hello then went uncounted).
+ */
+static void
+test_unicast_seq(void)
+{
+	static struct host h;
+	struct sb_hello g = { .host_id = 9, .instance = 1, .port_index = 0, .n_ports = 1,
+		.interval_ms = 100, .mtu = 1500, .multiplier = 4 };
+	struct sb_hello u = g;
+	static const uint32_t gs[] = { 1, 3, 4, 5 }, us[] = { 100, 101, 102, 104, 105 };
+	uint8_t mac[6];
+	unsigned int i;
+	uint64_t now = HZ;
+
+	host_init(&h, 1);
+	port_mac(mac, 9, 0);
+	u.flags = SB_HELLO_F_UNICAST;
+	u.interval_ms = 10;
+	/* Interleaved: group 1, unicast 100..102, group 3 (2 lost), unicast 104 (103 lost),
+	 * group 4, 5, unicast 105. */
+	for (i = 0; i < 5; i++) {
+		if (i < 4) {
+			g.hello_seq = gs[i];
+			SB_CHECK(sb_peer_hello_rx(&h.t, 0, mac, &g, 100, MTU, now) == 0,
+				"group hello %u", gs[i]);
+		}
+		u.hello_seq = us[i];
+		SB_CHECK(sb_peer_hello_rx(&h.t, 0, mac, &u, 100, MTU, now + HZ / 1000) == 0,
+			"unicast hello %u", us[i]);
+		now += HZ / 100;
+	}
+	SB_CHECK(h.t.peer[0].path[0].rx.hello_lost == 2,
+		"one group and one unicast hello lost: %u counted",
+		h.t.peer[0].path[0].rx.hello_lost);
+	SB_CHECK(h.t.peer[0].path[0].rx.hellos_rx == 9, "9 hellos heard: %llu",
+		(unsigned long long)h.t.peer[0].path[0].rx.hellos_rx);
+	/* The path's detection time follows the hello heard last: the unicast one's. */
+	SB_CHECK(h.t.peer[0].path[0].remote_interval_ms == 10, "interval of the last hello");
+}
+
 int
 main(void)
 {
@@ -711,5 +754,6 @@ main(void)
 	test_silence_hold();
 	test_resume_skew();
 	test_partial_and_refusals();
+	test_unicast_seq();
 	return sb_test_summary("test_peer");
 }
