@@ -262,15 +262,27 @@ key_loss_window(struct cfg_ctx *x)
 }
 
 static int
-key_adaptive_rate(struct cfg_ctx *x)
+parse_on_off(struct cfg_ctx *x, bool *out)
 {
 	if (strcmp(x->value, "on") == 0)
-		x->c->adaptive_rate = true;
+		*out = true;
 	else if (strcmp(x->value, "off") == 0)
-		x->c->adaptive_rate = false;
+		*out = false;
 	else
 		return cfg_fail(x, "expected on or off");
 	return 0;
+}
+
+static int
+key_adaptive_rate(struct cfg_ctx *x)
+{
+	return parse_on_off(x, &x->c->adaptive_rate);
+}
+
+static int
+key_hello_unicast(struct cfg_ctx *x)
+{
+	return parse_on_off(x, &x->c->hello_unicast);
 }
 
 static int
@@ -326,6 +338,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "hello_multiplier", key_hello_multiplier },
 	{ "peer_silence_hold_ms", key_peer_silence_hold },
 	{ "hello_idle_interval_ms", key_hello_idle_interval },
+	{ "hello_unicast", key_hello_unicast },
 	{ "reorder_window", key_reorder_window },
 	{ "reorder_timeout_us", key_reorder_timeout },
 	{ "late_policy", key_late_policy },
@@ -418,6 +431,7 @@ sb_config_defaults(struct sb_config *c)
 	c->hello_multiplier = 4;
 	c->peer_silence_hold_ms = 200;
 	c->hello_idle_interval_ms = 100;
+	c->hello_unicast = true;
 	c->reorder_window = 4096;
 	c->reorder_timeout_us = 10000;
 	c->late_policy = SB_REORDER_LATE_DROP;
@@ -790,6 +804,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "hello_multiplier", c->hello_multiplier);
 	set_u(cfg, "seqbond", "peer_silence_hold_ms", c->peer_silence_hold_ms);
 	set_u(cfg, "seqbond", "hello_idle_interval_ms", c->hello_idle_interval_ms);
+	rte_cfgfile_add_entry(cfg, "seqbond", "hello_unicast", c->hello_unicast ? "on" : "off");
 	set_u(cfg, "seqbond", "reorder_window", c->reorder_window);
 	set_u(cfg, "seqbond", "reorder_timeout_us", c->reorder_timeout_us);
 	rte_cfgfile_add_entry(cfg, "seqbond", "late_policy",
@@ -877,6 +892,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.hello_multiplier = c->hello_multiplier,
 		.peer_silence_hold_ms = c->peer_silence_hold_ms,
 		.hello_idle_interval_ms = c->hello_idle_interval_ms,
+		.hello_unicast = c->hello_unicast,
 		.reorder_window = c->reorder_window,
 		.reorder_timeout_us = c->reorder_timeout_us,
 		.late_policy = c->late_policy,

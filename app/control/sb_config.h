@@ -58,6 +58,8 @@ struct sb_config {
 					 *   (0: no longer than a deep one). */
 	uint32_t hello_idle_interval_ms;	/**< Hello interval while the host carries no
 						 *   traffic (0: always hello_interval_ms). */
+	bool hello_unicast;		/**< Fast hellos unicast to the peers in use where
+					 *   that is cheaper than one group hello. */
 	uint32_t mtu_probe_interval_ms;	/**< Full-size probes per port; 0: none. */
 	uint32_t path_loss_max_pct;	/**< A path losing more leaves the stripe; 0: never. */
 	uint32_t path_loss_window_ms;	/**< ... measured over this span. */

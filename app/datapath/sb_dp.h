@@ -54,6 +54,10 @@ struct sb_dp_conf {
 	uint32_t hello_idle_interval_ms;	/**< Hello interval once the host has carried
 						 *   nothing for SB_DP_HELLO_IDLE_AFTER_MS; 0
 						 *   or <= hello_interval_ms: never slower. */
+	bool hello_unicast;		/**< While the host is at the fast pace, a port whose
+					 *   peers in use are few hellos them unicast at the
+					 *   fast pace and everyone else at the idle pace
+					 *   (sb_dp_hello.c, "Unicast hellos"). */
 	uint32_t reorder_window;	/**< Frames, power of two. */
 	uint32_t reorder_timeout_us;
 	enum sb_reorder_late_policy late_policy;
@@ -129,6 +133,9 @@ struct sb_dp_stats {
 	uint64_t tx_hello;		/**< Hellos sent (probes included). */
 	uint64_t hello_slow;		/**< Times the host went idle and slowed its hellos. */
 	uint64_t tx_probe;		/**< Full-size probes among them. */
+	uint64_t tx_hello_unicast;	/**< Hellos among them sent to one peer port at the
+					 *   fast pace, the port's group hellos being at the
+					 *   idle pace (hello_unicast). */
 	uint64_t tx_hello_triggered;	/**< Hellos among them sent early: a path of the port
 					 *   entered or left UP (struct sb_peer_table hello_due). */
 	uint64_t tx_hello_drop;		/**< Hellos the port's control queue could not take. */

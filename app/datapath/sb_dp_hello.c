@@ -239,13 +239,39 @@ ctlq_put(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, bool probe)
 		st->tx_probe++;
 }
 
+/* What a hello announces: the gap its receiver may expect until our next one, and the
+ * period of our full-size probes (RFC 5880 s.6.8.4: the receiver's detection follows). */
+struct hello_pace {
+	uint16_t interval_ms;
+	uint16_t probe_ms;
+};
+
+/* The pace of the host now (fast, or the idle pace once the host carries nothing). */
+static struct hello_pace
+pace_now(const struct sb_dp *dp)
+{
+	return (struct hello_pace){ dp->tx->hello_interval_ms, dp->tx->probe_interval_ms };
+}
+
+/* The idle pace: hellos at hello_idle_interval_ms, probes slowed in proportion. */
+static struct hello_pace
+pace_idle(const struct sb_dp *dp)
+{
+	const struct sb_dp_tx *tx = dp->tx;
+	uint64_t probe_ms = (uint64_t)dp->conf.mtu_probe_interval_ms * tx->hello_idle_ms /
+		tx->hello_active_ms;
+
+	return (struct hello_pace){ tx->hello_idle_ms, (uint16_t)RTE_MIN(probe_ms, (uint64_t)60000) };
+}
+
 /*
- * One hello on port @p p to @p dst, listing what we hear there; padded to @p pad_to bytes
- * when it is a full-size probe (0: not a probe).
+ * One hello on port @p p to @p dst, listing what we hear there and announcing @p pace;
+ * padded to @p pad_to bytes when it is a full-size probe (0: not a probe). @p uc_seq: the
+ * path's unicast hello counter when it is one of those (SB_HELLO_F_UNICAST), else NULL.
  */
 static void
 hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t pad_to,
-	uint64_t now)
+	struct hello_pace pace, uint32_t *uc_seq, uint64_t now)
 {
 	struct sb_hello_entry entries[(HELLO_MAX_LEN - SB_HDR_LEN - SB_HELLO_LEN) /
 		SB_HELLO_ENTRY_LEN];
@@ -257,10 +283,10 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		.port_index = p->index,
 		.n_ports = dp->n_ports,
 		.rate_kbps = (uint32_t)(p->rate_bps / 1000),
-		.interval_ms = dp->tx->hello_interval_ms,
+		.interval_ms = pace.interval_ms,
 		.mtu = p->mtu,
 		.multiplier = dp->conf.hello_multiplier,
-		.probe_interval_ms = dp->tx->probe_interval_ms,
+		.probe_interval_ms = pace.probe_ms,
 		/* A unicast probe reaches one peer port: it repeats the last number rather
 		 * than leave a gap (counted as loss) at every other port on the switch. */
 		.hello_seq = dst[0] & 0x01 ? p->hello_seq : p->hello_seq - 1,
@@ -281,6 +307,10 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		h.flags |= SB_HELLO_F_PARTIAL;
 	if (pad_to != 0)
 		h.flags |= SB_HELLO_F_PROBE;
+	if (uc_seq != NULL) {
+		h.flags |= SB_HELLO_F_UNICAST;
+		h.hello_seq = (*uc_seq)++;
+	}
 	memcpy(h.agg_mac, dp->conf.mac, SB_ETH_ALEN);
 	room = rte_pktmbuf_tailroom(m);
 	buf = rte_pktmbuf_mtod(m, uint8_t *);
@@ -292,7 +322,7 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		return;
 	}
 	rte_pktmbuf_append(m, len);
-	if (dst[0] & 0x01)
+	if ((dst[0] & 0x01) && uc_seq == NULL)
 		p->hello_seq++;
 	ctlq_put(dp, p, m, pad_to != 0);
 }
@@ -302,12 +332,12 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
  * unicast to each peer port whose MTU is smaller (it could not receive the first).
  */
 static void
-probes_send(struct sb_dp *dp, struct sb_dp_port *p, uint64_t now)
+probes_send(struct sb_dp *dp, struct sb_dp_port *p, struct hello_pace pace, uint64_t now)
 {
 	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
 	unsigned int i, j;
 
-	hello_send(dp, p, hello_mac, p->mtu + SB_ETH_HLEN, now);
+	hello_send(dp, p, hello_mac, p->mtu + SB_ETH_HLEN, pace, NULL, now);
 	for (i = 0; i < dp->tx->peers.n_peers; i++) {
 		const struct sb_peer *peer = &dp->tx->peers.peer[i];
 
@@ -317,7 +347,7 @@ probes_send(struct sb_dp *dp, struct sb_dp_port *p, uint64_t now)
 			if (path->local_port == p->index && path->state != SB_PATH_DOWN &&
 					path->remote_mtu < p->mtu)
 				hello_send(dp, p, path->remote_mac,
-					path->remote_mtu + SB_ETH_HLEN, now);
+					path->remote_mtu + SB_ETH_HLEN, pace, NULL, now);
 		}
 	}
 }
@@ -402,13 +432,192 @@ hello_pace(struct sb_dp *dp, uint64_t now)
 	}
 }
 
+/*
+ * Unicast hellos. Hellos go to a group address, and a switch floods each to every host on
+ * it: in a cluster of 17 hosts on 6 switches every port hears 16 hosts' hellos, about 170 000
+ * frames a second for the kernel and the bridges to move while every host is busy, though a
+ * host mostly exchanges traffic with one or two peers (16 blades -> one gateway). Liveness
+ * needs the fast pace only on the paths that carry traffic: elsewhere a failure costs
+ * nothing until traffic starts, and the idle pace (as between idle hosts) suffices. So while
+ * the host is at the fast pace, a port where that is cheaper sends its fast hellos unicast,
+ * one to each path of the peers in use (SB_DP_PEER_USE_FRAMES data frames either way within
+ * SB_DP_HELLO_IDLE_AFTER_MS), and its group hellos at the idle pace, announcing it. Each
+ * hello announces the pace of the stream it belongs to, so a peer's detection time follows
+ * whichever it heard last: a group hello lengthens it until the next unicast one, never
+ * the reverse. A peer coming into use gets a full-size probe at once (its probe timer
+ * follows the fast pace from then on); one going out of use gets a last unicast hello
+ * announcing the idle pace before they stop. Unicast hellos are numbered per path
+ * (SB_HELLO_F_UNICAST), apart from the port's group hellos, so the receiver counts the
+ * losses of each stream. The cost this saves: in the bladecentre under 16 -> 1, a blade's port
+ * hears 1.7 thousand hellos a second instead of 9.8 thousand.
+ */
+
+/* Data frames both ways with peer @p i: the count moves while the peer is in use. */
+static uint64_t
+peer_traffic(const struct sb_dp *dp, unsigned int i)
+{
+	const struct sb_dp_tx_peer *tp = &dp->tx->peer[i];
+	const struct sb_dp_rx_peer *rp = &dp->rx_peer[i];
+	unsigned int j, n = dp->tx->peers.peer[i].n_paths;
+	uint64_t c = 0;
+
+	for (j = 0; j < n; j++)
+		c += tp->path_tx[j] + __atomic_load_n(&rp->data[j].frames, __ATOMIC_RELAXED);
+	return c;
+}
+
+/*
+ * Data frames with a peer within one SB_DP_HELLO_IDLE_AFTER_MS that put it in use. The
+ * kernels' own chatter (ARP, IPv6 neighbour and router solicitations, MLD reports) is
+ * flooded to every peer, a frame every second or two: it must not put every peer in use.
+ * A ping every 100 ms does, and any TCP connection that moves data.
+ */
+#define SB_DP_PEER_USE_FRAMES 8
+
+/* Once per round of hellos: which peers are in use, which came into or went out of use. */
+static void
+peers_in_use(struct sb_dp *dp, uint64_t now)
+{
+	struct sb_dp_tx *tx = dp->tx;
+	uint64_t after = (uint64_t)SB_DP_HELLO_IDLE_AFTER_MS * dp->hz / 1000;
+	unsigned int i;
+
+	for (i = 0; i < tx->peers.n_peers; i++) {
+		struct sb_dp_tx_peer *tp = &tx->peer[i];
+		uint64_t c = peer_traffic(dp, i);
+
+		tp->use_new = 0;
+		tp->use_ended = 0;
+		if (c < tp->use_mark)
+			tp->use_mark = c;	/* the peer restarted: its counts start afresh */
+		if (c - tp->use_mark >= SB_DP_PEER_USE_FRAMES) {
+			tp->use_mark = c;
+			tp->use_mark_t = now;
+			tp->use_last = now;
+			if (!tp->in_use)
+				tp->in_use = tp->use_new = 1;
+			continue;
+		}
+		if (now - tp->use_mark_t >= after) {
+			/* Fewer than that in a whole span: start counting afresh. */
+			tp->use_mark = c;
+			tp->use_mark_t = now;
+		}
+		if (tp->in_use && now - tp->use_last >= after) {
+			tp->in_use = 0;
+			tp->use_ended = 1;
+		}
+	}
+}
+
+/*
+ * Whether port @p p should hello unicast this round: a group hello costs a send and a copy
+ * to each of the N peers on the switch, unicast ones a send and a delivery each, one per
+ * path in use; unicast while 2 x paths < N + 1, and while they fit the control queue.
+ */
+static bool
+port_unicast_cheaper(const struct sb_dp *dp, const struct sb_dp_port *p)
+{
+	const struct sb_dp_tx *tx = dp->tx;
+	unsigned int i, j, n = 0, used = 0;
+
+	for (i = 0; i < tx->peers.n_peers; i++) {
+		const struct sb_peer *peer = &tx->peers.peer[i];
+		bool here = false;
+
+		for (j = 0; j < peer->n_paths; j++) {
+			if (peer->path[j].local_port != p->index)
+				continue;
+			here = true;
+			if (tx->peer[i].in_use || tx->peer[i].use_ended)
+				used++;
+		}
+		n += here;
+	}
+	return 2 * used < n + 1 && used + 2 <= SB_CTLQ_CAP / 2;
+}
+
+/*
+ * A round on port @p p while it hellos unicast (@p bit: its bit in the table's masks; @p
+ * round: the fast pace's round is due): the group stream at the idle pace, then one hello
+ * (or probe) to each path of the peers in use on the port.
+ */
+static void
+port_hellos_unicast(struct sb_dp *dp, struct sb_dp_port *p, uint32_t bit, bool round,
+	uint64_t now)
+{
+	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
+	struct sb_dp_tx *tx = dp->tx;
+	struct hello_pace idle = pace_idle(dp), fast = pace_now(dp);
+	bool triggered = (tx->peers.hello_due & bit) != 0;
+	bool probe = false;
+	unsigned int i, j;
+
+	if (idle.probe_ms != 0 && tx->probe_period != 0 &&
+			(now >= p->next_group_probe || (tx->peers.probe_due & bit))) {
+		p->next_group_probe = now + (uint64_t)idle.probe_ms * dp->hz / 1000;
+		p->next_group = now + (uint64_t)idle.interval_ms * dp->hz / 1000;
+		probes_send(dp, p, idle, now);
+	} else if (now >= p->next_group || triggered) {
+		p->next_group = now + (uint64_t)idle.interval_ms * dp->hz / 1000;
+		hello_send(dp, p, hello_mac, 0, idle, NULL, now);
+		if (triggered && !round)
+			tx->stats->tx_hello_triggered++;
+	}
+	if (!round && !triggered && !(tx->peers.probe_due & bit))
+		return;
+	if (tx->probe_period != 0 && (now >= p->next_probe || (tx->peers.probe_due & bit))) {
+		p->next_probe = now + tx->probe_period;
+		probe = true;
+	}
+	for (i = 0; i < tx->peers.n_peers; i++) {
+		struct sb_dp_tx_peer *tp = &tx->peer[i];
+		const struct sb_peer *peer = &tx->peers.peer[i];
+
+		if (!tp->in_use && !tp->use_ended)
+			continue;
+		for (j = 0; j < peer->n_paths; j++) {
+			const struct sb_path *path = &peer->path[j];
+			uint16_t pad = 0;
+
+			if (path->local_port != p->index)
+				continue;
+			if ((probe || tp->use_new) && tx->probe_period != 0)
+				pad = RTE_MIN(path->remote_mtu, p->mtu) + SB_ETH_HLEN;
+			hello_send(dp, p, path->remote_mac, pad, tp->use_ended ? idle : fast,
+				&tp->uc_seq[j], now);
+			tx->stats->tx_hello_unicast++;
+		}
+	}
+}
+
+/* Port @p p starts or stops sending unicast hellos. */
+static void
+port_unicast_set(struct sb_dp *dp, struct sb_dp_port *p, bool on, uint64_t now)
+{
+	if (on == (bool)p->ucast)
+		return;
+	p->ucast = on;
+	if (on) {
+		/* Group hellos announce the idle pace from now on, starting with this round's;
+		 * the peers in use get a probe at the unicast pace at once. */
+		struct hello_pace idle = pace_idle(dp);
+
+		p->next_group = now;
+		p->next_group_probe = now + (uint64_t)idle.probe_ms * dp->hz / 1000;
+	}
+	/* Either way a probe at the new pace leaves this round: a peer that heard only the
+	 * idle group stream expects probes at the fast pace from the next hello on. */
+	p->next_probe = now;
+}
+
 void
 sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 {
 	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
 	struct sb_dp_tx *tx = dp->tx;
 	uint64_t link_poll_ms;
-	bool poll, hello_due;
+	bool poll, hello_due, unicast;
 	unsigned int i;
 
 	hello_pace(dp, now);
@@ -418,6 +627,10 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 	link_poll_ms = tx->hello_slow ? 50 : 10;
 	poll = now - tx->last_link_poll >= link_poll_ms * dp->hz / 1000;
 	hello_due = now >= tx->next_hello;
+	/* At the idle pace every hello is a group one already. */
+	unicast = tx->hello_unicast && !tx->hello_slow && tx->hello_idle_ms > tx->hello_active_ms;
+	if (tx->hello_unicast && hello_due)
+		peers_in_use(dp, now);
 
 	for (i = 0; i < dp->n_ports; i++) {
 		struct sb_dp_port *p = &tx->port[i];
@@ -439,16 +652,21 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 		}
 		if (!p->link_up)
 			continue;
-		if (tx->probe_period != 0 &&
+		if (hello_due || !unicast)
+			port_unicast_set(dp, p, unicast && port_unicast_cheaper(dp, p), now);
+		if (p->ucast) {
+			port_hellos_unicast(dp, p, bit, hello_due, now);
+			tx->peers.probe_due &= ~bit;
+		} else if (tx->probe_period != 0 &&
 				(now >= p->next_probe || (tx->peers.probe_due & bit))) {
 			/* A probe is a hello too: it replaces this round's plain one. */
 			tx->peers.probe_due &= ~bit;
 			p->next_probe = now + tx->probe_period;
-			probes_send(dp, p, now);
+			probes_send(dp, p, pace_now(dp), now);
 		} else if (hello_due) {
-			hello_send(dp, p, hello_mac, 0, now);
+			hello_send(dp, p, hello_mac, 0, pace_now(dp), NULL, now);
 		} else if (tx->peers.hello_due & bit) {
-			hello_send(dp, p, hello_mac, 0, now);
+			hello_send(dp, p, hello_mac, 0, pace_now(dp), NULL, now);
 			tx->stats->tx_hello_triggered++;
 		}
 	}

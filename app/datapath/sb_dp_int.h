@@ -85,7 +85,13 @@ struct sb_dp_port {
 	uint64_t tx_frames, tx_bytes;	/**< Accepted by the port (seqbond frames + hellos). */
 	uint32_t hello_seq;		/**< Next hello's sequence number on this port. */
 	unsigned int entry_cursor;	/**< Rotation of entries too many for one hello. */
-	uint64_t next_probe;		/**< TSC of the next full-size probe. */
+	uint64_t next_probe;		/**< TSC of the next full-size probe (unicast ones
+					 *   while ucast). */
+	uint8_t ucast;			/**< Fast hellos go unicast to the peers in use; the
+					 *   group ones at the idle pace (sb_dp_hello.c,
+					 *   "Unicast hellos"). */
+	uint64_t next_group;		/**< While ucast: TSC of the next group hello ... */
+	uint64_t next_group_probe;	/**< ... and of the next group probe. */
 	uint16_t pt_port;		/**< Passthrough interface, RTE_MAX_ETHPORTS: none. */
 	uint8_t tx_blocked;		/**< The last flush left frames: the port is full. */
 	struct sb_ctlq ctlq;
@@ -114,6 +120,15 @@ struct sb_dp_tx_peer {
 					 *   worker's view_gen (sb_dp_tx.c, view_get()). */
 	uint64_t path_tx[SB_PEER_MAX_PATHS];	/**< Frames sent per path. */
 	uint64_t path_tx_bytes[SB_PEER_MAX_PATHS];
+	/* Whether we exchange traffic with the peer (unicast hellos, sb_dp_hello.c): data
+	 * frames both ways counted since a mark (TSC), and when SB_DP_PEER_USE_FRAMES of
+	 * them last came within one SB_DP_HELLO_IDLE_AFTER_MS. */
+	uint64_t use_mark, use_mark_t, use_last;
+	uint8_t in_use;			/**< use_last within SB_DP_HELLO_IDLE_AFTER_MS. */
+	uint8_t use_new;		/**< Just came into use: probe its paths now. */
+	uint8_t use_ended;		/**< Just went out of use: a last unicast round
+					 *   announces the idle pace. */
+	uint32_t uc_seq[SB_PEER_MAX_PATHS];	/**< Next unicast hello's number per path. */
 	/* Frames from the kernel for this peer, set aside while every path to it was full
 	 * so that frames for other peers behind them could go (sb_dp_tx_exception()); a FIFO,
 	 * sent before anything newer for this peer. */
@@ -192,6 +207,7 @@ struct sb_dp_tx {
 	uint64_t pace_activity;		/**< Frames other than hellos, every worker, ... */
 	uint64_t pace_last;		/**< ... and when that count last changed (TSC). */
 	uint64_t next_hello;		/**< TSC of the next round of hellos. */
+	bool hello_unicast;		/**< sb_dp_conf.hello_unicast. */
 	uint64_t last_link_poll;	/**< TSC of the last carrier check. */
 	uint32_t instance;
 	const struct sb_sched_ops *sched_ops;
