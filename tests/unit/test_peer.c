@@ -728,8 +728,24 @@ test_unicast_seq(void)
 		h.t.peer[0].path[0].rx.hello_lost);
 	SB_CHECK(h.t.peer[0].path[0].rx.hellos_rx == 9, "9 hellos heard: %llu",
 		(unsigned long long)h.t.peer[0].path[0].rx.hellos_rx);
-	/* The path's detection time follows the hello heard last: the unicast one's. */
-	SB_CHECK(h.t.peer[0].path[0].remote_interval_ms == 10, "interval of the last hello");
+	/* The path's detection time follows the unicast stream while it lasts: a group hello at
+	 * the idle pace 1 ms after a unicast one leaves it at 10 ms (a cut right then must be
+	 * found in 40 ms, not 400: no unicast hello comes after it). */
+	SB_CHECK(h.t.peer[0].path[0].remote_interval_ms == 10, "interval of the unicast hello");
+	g.hello_seq = 6;
+	now += HZ / 1000;
+	sb_peer_hello_rx(&h.t, 0, mac, &g, 100, MTU, now);
+	SB_CHECK(h.t.peer[0].path[0].remote_interval_ms == 10,
+		"a group hello does not lengthen it while unicast ones come: %u",
+		h.t.peer[0].path[0].remote_interval_ms);
+	/* Unicast hellos stopped (the peer stopped using us) more than 4 x 10 ms ago: the
+	 * group's pace governs. */
+	g.hello_seq = 7;
+	now += HZ / 10;
+	sb_peer_hello_rx(&h.t, 0, mac, &g, 100, MTU, now);
+	SB_CHECK(h.t.peer[0].path[0].remote_interval_ms == 100,
+		"the group's interval once unicast hellos stopped: %u",
+		h.t.peer[0].path[0].remote_interval_ms);
 }
 
 int
