@@ -262,7 +262,6 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 		conf->hello_idle_interval_ms : UINT16_MAX;
 	tx->probe_period = (uint64_t)conf->mtu_probe_interval_ms * dp->hz / 1000;
 	tx->probe_interval_ms = conf->mtu_probe_interval_ms;
-	tx->hello_unicast = conf->hello_unicast;
 	/* Start at the fast pace: paths come up within a few hellos. */
 	tx->pace_last = rte_rdtsc();
 	tx->instance = (uint32_t)rte_rand() | 1;

@@ -253,16 +253,6 @@ pace_now(const struct sb_dp *dp)
 	return (struct hello_pace){ dp->tx->hello_interval_ms, dp->tx->probe_interval_ms };
 }
 
-/* The idle pace: hellos at hello_idle_interval_ms, probes slowed in proportion. */
-static struct hello_pace
-pace_idle(const struct sb_dp *dp)
-{
-	const struct sb_dp_tx *tx = dp->tx;
-	uint64_t probe_ms = (uint64_t)dp->conf.mtu_probe_interval_ms * tx->hello_idle_ms /
-		tx->hello_active_ms;
-
-	return (struct hello_pace){ tx->hello_idle_ms, (uint16_t)RTE_MIN(probe_ms, (uint64_t)60000) };
-}
 
 /*
  * One hello on port @p p to @p dst, listing what we hear there and announcing @p pace;
@@ -371,20 +361,38 @@ pace_activity(const struct sb_dp *dp)
 	return a;
 }
 
+/* The probe interval that goes with hellos every @p hello_ms, ms: probes slow down in
+ * proportion, so a port hears as many hellos per probe. */
+static uint16_t
+probe_ms_at(const struct sb_dp *dp, uint16_t hello_ms)
+{
+	uint64_t probe_ms = dp->conf.mtu_probe_interval_ms;
+
+	if (hello_ms != dp->tx->hello_active_ms)
+		probe_ms = RTE_MIN(probe_ms * hello_ms / dp->tx->hello_active_ms, (uint64_t)60000);
+	return (uint16_t)probe_ms;
+}
+
 /* Set the pace hellos and probes announce and keep. */
 static void
 pace_set(struct sb_dp *dp, uint16_t hello_ms)
 {
 	struct sb_dp_tx *tx = dp->tx;
-	uint64_t probe_ms = dp->conf.mtu_probe_interval_ms;
+	uint64_t probe_ms = probe_ms_at(dp, hello_ms);
 
-	/* Probes slow down in proportion, so a port hears as many hellos per probe. */
-	if (hello_ms != tx->hello_active_ms)
-		probe_ms = RTE_MIN(probe_ms * hello_ms / tx->hello_active_ms, (uint64_t)60000);
 	tx->hello_interval_ms = hello_ms;
 	tx->hello_period = (uint64_t)hello_ms * dp->hz / 1000;
 	tx->probe_interval_ms = (uint16_t)probe_ms;
 	tx->probe_period = probe_ms * dp->hz / 1000;
+}
+
+/* The idle pace: hellos at hello_idle_interval_ms, probes slowed in proportion. */
+static struct hello_pace
+pace_idle(const struct sb_dp *dp)
+{
+	uint16_t hello_ms = dp->tx->hello_idle_ms;
+
+	return (struct hello_pace){ hello_ms, probe_ms_at(dp, hello_ms) };
 }
 
 /*
@@ -434,9 +442,9 @@ hello_pace(struct sb_dp *dp, uint64_t now)
 
 /*
  * Unicast hellos. Hellos go to a group address, and a switch floods each to every host on
- * it: in a cluster of 17 hosts on 6 switches every port hears 16 hosts' hellos, about 170 000
- * frames a second for the kernel and the bridges to move while every host is busy, though a
- * host mostly exchanges traffic with one or two peers (16 blades -> one gateway). Liveness
+ * it: in a cluster of 17 hosts on 6 switches every port hears 16 hosts' hellos, about
+ * 100 000 received a second in all under 16 -> 1 (docs/benchmarks.md), though a host mostly
+ * exchanges traffic with one or two peers (16 blades -> one gateway). Liveness
  * needs the fast pace only on the paths that carry traffic: elsewhere a failure costs
  * nothing until traffic starts, and the idle pace (as between idle hosts) suffices. So while
  * the host is at the fast pace, a port where that is cheaper sends its fast hellos unicast,
@@ -628,8 +636,9 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 	poll = now - tx->last_link_poll >= link_poll_ms * dp->hz / 1000;
 	hello_due = now >= tx->next_hello;
 	/* At the idle pace every hello is a group one already. */
-	unicast = tx->hello_unicast && !tx->hello_slow && tx->hello_idle_ms > tx->hello_active_ms;
-	if (tx->hello_unicast && hello_due)
+	unicast = dp->conf.hello_unicast && !tx->hello_slow &&
+		tx->hello_idle_ms > tx->hello_active_ms;
+	if (dp->conf.hello_unicast && hello_due)
 		peers_in_use(dp, now);
 
 	for (i = 0; i < dp->n_ports; i++) {

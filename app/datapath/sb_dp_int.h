@@ -207,7 +207,6 @@ struct sb_dp_tx {
 	uint64_t pace_activity;		/**< Frames other than hellos, every worker, ... */
 	uint64_t pace_last;		/**< ... and when that count last changed (TSC). */
 	uint64_t next_hello;		/**< TSC of the next round of hellos. */
-	bool hello_unicast;		/**< sb_dp_conf.hello_unicast. */
 	uint64_t last_link_poll;	/**< TSC of the last carrier check. */
 	uint32_t instance;
 	const struct sb_sched_ops *sched_ops;

@@ -702,6 +702,7 @@ test_unicast_seq(void)
 		.interval_ms = 100, .mtu = 1500, .multiplier = 4 };
 	struct sb_hello u = g;
 	static const uint32_t gs[] = { 1, 3, 4, 5 }, us[] = { 100, 101, 102, 104, 105 };
+	const struct sb_path *path;
 	uint8_t mac[6];
 	unsigned int i;
 	uint64_t now = HZ;
@@ -723,29 +724,28 @@ test_unicast_seq(void)
 			"unicast hello %u", us[i]);
 		now += HZ / 100;
 	}
-	SB_CHECK(h.t.peer[0].path[0].rx.hello_lost == 2,
-		"one group and one unicast hello lost: %u counted",
-		h.t.peer[0].path[0].rx.hello_lost);
-	SB_CHECK(h.t.peer[0].path[0].rx.hellos_rx == 9, "9 hellos heard: %llu",
-		(unsigned long long)h.t.peer[0].path[0].rx.hellos_rx);
+	path = &h.t.peer[0].path[0];
+	SB_CHECK(path->rx.hello_lost == 2, "one group and one unicast hello lost: %u counted",
+		path->rx.hello_lost);
+	SB_CHECK(path->rx.hellos_rx == 9, "9 hellos heard: %llu",
+		(unsigned long long)path->rx.hellos_rx);
 	/* The path's detection time follows the unicast stream while it lasts: a group hello at
 	 * the idle pace 1 ms after a unicast one leaves it at 10 ms (a cut right then must be
-	 * found in 40 ms, not 400: no unicast hello comes after it). */
-	SB_CHECK(h.t.peer[0].path[0].remote_interval_ms == 10, "interval of the unicast hello");
-	g.hello_seq = 6;
-	now += HZ / 1000;
-	sb_peer_hello_rx(&h.t, 0, mac, &g, 100, MTU, now);
-	SB_CHECK(h.t.peer[0].path[0].remote_interval_ms == 10,
-		"a group hello does not lengthen it while unicast ones come: %u",
-		h.t.peer[0].path[0].remote_interval_ms);
-	/* Unicast hellos stopped (the peer stopped using us) more than 4 x 10 ms ago: the
-	 * group's pace governs. */
-	g.hello_seq = 7;
-	now += HZ / 10;
-	sb_peer_hello_rx(&h.t, 0, mac, &g, 100, MTU, now);
-	SB_CHECK(h.t.peer[0].path[0].remote_interval_ms == 100,
-		"the group's interval once unicast hellos stopped: %u",
-		h.t.peer[0].path[0].remote_interval_ms);
+	 * found in 40 ms, not 400: no unicast hello comes after it); once unicast hellos
+	 * stopped (the peer stopped using us) more than 4 x 10 ms ago, the group's pace
+	 * governs. */
+	SB_CHECK(path->remote_interval_ms == 10, "interval of the unicast hello");
+	for (i = 0; i < 2; i++) {
+		static const uint64_t after[] = { HZ / 1000, HZ / 10 };
+		static const uint16_t want[] = { 10, 100 };
+
+		g.hello_seq = 6 + i;
+		now += after[i];
+		sb_peer_hello_rx(&h.t, 0, mac, &g, 100, MTU, now);
+		SB_CHECK(path->remote_interval_ms == want[i],
+			"group hello %u: interval %u, expected %u", i, path->remote_interval_ms,
+			want[i]);
+	}
 }
 
 int
