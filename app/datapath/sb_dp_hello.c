@@ -452,7 +452,7 @@ hello_pace(struct sb_dp *dp, uint64_t now)
  * SB_DP_HELLO_IDLE_AFTER_MS), and its group hellos at the idle pace, announcing it. Each
  * hello announces the pace of the stream it belongs to; a peer's detection time follows the
  * unicast stream while it lasts (a group hello does not lengthen it: lib/peer,
- * hello_interval()), then the group's. A peer coming into use gets a full-size probe at
+ * hello_pace_rx()), then the group's. A peer coming into use gets a full-size probe at
  * once (its probe timer follows the fast pace from then on); one going out of use gets a
  * last unicast hello announcing the idle pace before they stop. Unicast hellos are
  * numbered per path (SB_HELLO_F_UNICAST), apart from the port's group hellos, so the

@@ -317,29 +317,39 @@ hello_seq_rx(struct sb_path_rx *rx, uint32_t seq, uint32_t *next, uint8_t *valid
 }
 
 /*
- * The interval that sets @p path's detection time after hello @p h: its own, unless the
- * peer also sends this path unicast hellos at a faster pace (docs/design.md, "Unicast
- * hellos") and the last of them is still within its detection time. A group hello at the
- * idle pace must not lengthen the detection time until the next unicast one: if the path
+ * The hello and probe intervals that set @p path's detection times after hello @p h: its
+ * own, unless the peer also sends this path unicast hellos at a faster pace (docs/design.md,
+ * "Unicast hellos") and the last of them is still within its detection time. A group hello
+ * at the idle pace must not lengthen either time until the next unicast one: if the path
  * fails in between, that next one never comes (a cut then took 336 ms to detect instead of
- * 40 in test_cluster_faults).
+ * 40 in test_cluster_faults), and if only its large frames fail, the group hello's long
+ * probe interval reported the MTU as fine again until the next unicast hello (the path
+ * flapped in and out of the stripe every 100-200 ms under an oversize cut).
  */
-static uint16_t
-hello_interval(const struct sb_peer_table *t, struct sb_path *path, const struct sb_hello *h,
+static void
+hello_pace_rx(const struct sb_peer_table *t, struct sb_path *path, const struct sb_hello *h,
 	uint64_t now)
 {
 	struct sb_path_rx *rx = &path->rx;
+	bool uc_recent;
 
+	path->remote_interval_ms = h->interval_ms;
+	path->remote_probe_ms = h->probe_interval_ms;
 	if (h->flags & SB_HELLO_F_UNICAST) {
 		rx->uc_interval_ms = h->interval_ms;
+		rx->uc_probe_ms = h->probe_interval_ms;
 		rx->last_uc = now;
-		return h->interval_ms;
+		return;
 	}
-	if (rx->last_uc != 0 && rx->uc_interval_ms < h->interval_ms && now >= rx->last_uc &&
-			now - rx->last_uc <= (uint64_t)rx->uc_interval_ms * h->multiplier *
-			t->conf.hz / 1000)
-		return rx->uc_interval_ms;
-	return h->interval_ms;
+	uc_recent = rx->last_uc != 0 && now >= rx->last_uc &&
+		now - rx->last_uc <= (uint64_t)rx->uc_interval_ms * h->multiplier *
+		t->conf.hz / 1000;
+	if (!uc_recent)
+		return;
+	if (rx->uc_interval_ms < h->interval_ms)
+		path->remote_interval_ms = rx->uc_interval_ms;
+	if (rx->uc_probe_ms != 0 && rx->uc_probe_ms < h->probe_interval_ms)
+		path->remote_probe_ms = rx->uc_probe_ms;
 }
 
 int
@@ -435,9 +445,8 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	}
 	path->remote_mtu = h->mtu;
 	path->remote_rate_kbps = h->rate_kbps;
-	path->remote_interval_ms = hello_interval(t, path, h, now);
+	hello_pace_rx(t, path, h, now);
 	path->remote_mult = h->multiplier;
-	path->remote_probe_ms = h->probe_interval_ms;
 
 	/* Our measurements of the peer's frames on this path. */
 	if (path->rx.hellos_rx == 0)

@@ -75,7 +75,8 @@ struct sb_path_rx {
 	uint8_t hseq_valid;		/**< next_hello_seq is meaningful. */
 	uint8_t useq_valid;		/**< next_uc_seq is meaningful. */
 	uint16_t uc_interval_ms;	/**< Interval the last SB_HELLO_F_UNICAST hello
-					 *   announced ... */
+					 *   announced, its probe interval ... */
+	uint16_t uc_probe_ms;
 	uint64_t last_uc;		/**< ... and when it came (clock units; 0 never). */
 	uint32_t next_uc_seq;		/**< Expected hello_seq of the next SB_HELLO_F_UNICAST
 					 *   hello (the sender numbers those per path). */

@@ -699,7 +699,7 @@ test_unicast_seq(void)
 {
 	static struct host h;
 	struct sb_hello g = { .host_id = 9, .instance = 1, .port_index = 0, .n_ports = 1,
-		.interval_ms = 100, .mtu = 1500, .multiplier = 4 };
+		.interval_ms = 100, .probe_interval_ms = 1000, .mtu = 1500, .multiplier = 4 };
 	struct sb_hello u = g;
 	static const uint32_t gs[] = { 1, 3, 4, 5 }, us[] = { 100, 101, 102, 104, 105 };
 	const struct sb_path *path;
@@ -711,6 +711,7 @@ test_unicast_seq(void)
 	port_mac(mac, 9, 0);
 	u.flags = SB_HELLO_F_UNICAST;
 	u.interval_ms = 10;
+	u.probe_interval_ms = 100;
 	/* Interleaved: group 1, unicast 100..102, group 3 (2 lost), unicast 104 (103 lost),
 	 * group 4, 5, unicast 105. */
 	for (i = 0; i < 5; i++) {
@@ -733,11 +734,13 @@ test_unicast_seq(void)
 	 * the idle pace 1 ms after a unicast one leaves it at 10 ms (a cut right then must be
 	 * found in 40 ms, not 400: no unicast hello comes after it); once unicast hellos
 	 * stopped (the peer stopped using us) more than 4 x 10 ms ago, the group's pace
-	 * governs. */
-	SB_CHECK(path->remote_interval_ms == 10, "interval of the unicast hello");
+	 * governs. The same for the probe interval: with the group's, full-size probes lost
+	 * since the last unicast one would be reported as arriving (MTU fine) for 3 s. */
+	SB_CHECK(path->remote_interval_ms == 10 && path->remote_probe_ms == 100,
+		"intervals of the unicast hello");
 	for (i = 0; i < 2; i++) {
 		static const uint64_t after[] = { HZ / 1000, HZ / 10 };
-		static const uint16_t want[] = { 10, 100 };
+		static const uint16_t want[] = { 10, 100 }, want_probe[] = { 100, 1000 };
 
 		g.hello_seq = 6 + i;
 		now += after[i];
@@ -745,6 +748,9 @@ test_unicast_seq(void)
 		SB_CHECK(path->remote_interval_ms == want[i],
 			"group hello %u: interval %u, expected %u", i, path->remote_interval_ms,
 			want[i]);
+		SB_CHECK(path->remote_probe_ms == want_probe[i],
+			"group hello %u: probe interval %u, expected %u", i, path->remote_probe_ms,
+			want_probe[i]);
 	}
 }
 
