@@ -244,13 +244,16 @@ ctlq_put(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, bool probe)
 struct hello_pace {
 	uint16_t interval_ms;
 	uint16_t probe_ms;
+	bool all;	/* every port keeps it towards the receiver (SB_HELLO_F_PACE_ALL) */
 };
 
-/* The pace of the host now (fast, or the idle pace once the host carries nothing). */
+/* The pace of the host now (fast, or the idle pace once the host carries nothing); its
+ * group hellos promise it on every port while every port sends them at it. */
 static struct hello_pace
 pace_now(const struct sb_dp *dp)
 {
-	return (struct hello_pace){ dp->tx->hello_interval_ms, dp->tx->probe_interval_ms };
+	return (struct hello_pace){ dp->tx->hello_interval_ms, dp->tx->probe_interval_ms,
+		dp->tx->pace_all };
 }
 
 
@@ -297,6 +300,8 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		h.flags |= SB_HELLO_F_PARTIAL;
 	if (pad_to != 0)
 		h.flags |= SB_HELLO_F_PROBE;
+	if (pace.all)
+		h.flags |= SB_HELLO_F_PACE_ALL;
 	if (uc_seq != NULL) {
 		h.flags |= SB_HELLO_F_UNICAST;
 		h.hello_seq = (*uc_seq)++;
@@ -392,7 +397,7 @@ pace_idle(const struct sb_dp *dp)
 {
 	uint16_t hello_ms = dp->tx->hello_idle_ms;
 
-	return (struct hello_pace){ hello_ms, probe_ms_at(dp, hello_ms) };
+	return (struct hello_pace){ hello_ms, probe_ms_at(dp, hello_ms), false };
 }
 
 /*
@@ -557,6 +562,9 @@ port_hellos_unicast(struct sb_dp *dp, struct sb_dp_port *p, uint32_t bit, bool r
 	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
 	struct sb_dp_tx *tx = dp->tx;
 	struct hello_pace idle = pace_idle(dp), fast = pace_now(dp);
+	/* A peer in use hears the fast pace on every port: unicast from ports like this one,
+	 * in the group stream from the others. */
+	fast.all = true;
 	bool triggered = (tx->peers.hello_due & bit) != 0;
 	bool probe = false;
 	unsigned int i, j;
@@ -641,9 +649,11 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 	if (dp->conf.hello_unicast && hello_due)
 		peers_in_use(dp, now);
 
+	/* Carrier and each port's way of helloing first: whether group hellos may promise
+	 * their pace on every port (SB_HELLO_F_PACE_ALL) depends on all ports' ways. */
+	tx->pace_all = !tx->hello_slow;
 	for (i = 0; i < dp->n_ports; i++) {
 		struct sb_dp_port *p = &tx->port[i];
-		uint32_t bit = UINT32_C(1) << i;
 		bool up;
 
 		if (!p->admin_up)
@@ -663,6 +673,16 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 			continue;
 		if (hello_due || !unicast)
 			port_unicast_set(dp, p, unicast && port_unicast_cheaper(dp, p), now);
+		if (p->ucast)
+			tx->pace_all = false;	/* its group hellos are at the idle pace */
+	}
+
+	for (i = 0; i < dp->n_ports; i++) {
+		struct sb_dp_port *p = &tx->port[i];
+		uint32_t bit = UINT32_C(1) << i;
+
+		if (!p->admin_up || !p->link_up)
+			continue;
 		if (p->ucast) {
 			port_hellos_unicast(dp, p, bit, hello_due, now);
 			tx->peers.probe_due &= ~bit;

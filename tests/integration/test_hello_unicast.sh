@@ -2,16 +2,16 @@
 # Unicast hellos (docs/config.md, hello_unicast; docs/design.md, "Unicast hellos"): 3 hosts,
 # 2 x 100 Mbit/s. While a streams to b and c exchanges nothing, a's ports hello b unicast at
 # the fast pace and send their group hellos at the idle pace: b hears a at least 60 times a
-# second per path (100 nominal), c at most 15 (10 nominal), and a counts unicast hellos
+# second per path (100 nominal), c at most 3 (1 nominal), and a counts unicast hellos
 # (tx_hello_unicast). A cut of a's port 1 towards b is still detected at both ends within the
 # fast detection time (10 ms x 4) plus slack; a cut of a's port 0 towards c, which is idle
-# towards a, within the idle one (100 ms x 4) plus slack; no other a <-> b path goes down.
+# towards a, within the idle one (1000 ms x 4) plus slack; no other a <-> b path goes down.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
 command -v nft >/dev/null || fail "missing tool 'nft' (run tools/install-deps)"
 FAST_LIMIT=0.12	# as test_idle_pace: slack for this shared 2-core machine and the 1 ms tick
-IDLE_LIMIT=0.55
+IDLE_LIMIT=4.3
 sb_up --hosts 3 --links 2 --rate 100
 sb_ping_ok a b
 B=$(sb_addr b)
@@ -49,7 +49,7 @@ print("%.2f" % dt, *[int(round(int(n) / dt / 2)) for n in sys.argv[3:]])' "$s0" 
 	$((hb1 - hb0)) $((hc1 - hc0)) $((u1 - u0)))"
 info "a streaming to b, ${dt} s: b hears a $rb hellos a second per path, c $rc; a sends $ru unicast hellos a second per port"
 ((rb >= 60)) || fail "b hears a only $rb hellos a second per path: not the fast pace"
-((rc <= 15)) || fail "c hears a $rc hellos a second per path: not the idle pace"
+((rc <= 3)) || fail "c hears a $rc hellos a second per path: not the idle pace"
 ((ru >= 60)) || fail "a sends only $ru unicast hellos a second per port"
 
 # cut_case WHAT PEER ID PORT LIMIT: cut a's PORT towards PEER (host id ID) and check that both
@@ -59,7 +59,7 @@ cut_case() {
 	t=$(now)
 	tb cut a "$port" --to "$peer"
 	t1=$(now)
-	sleep 1.2
+	sleep "$(calc "$limit + 1" 2)"
 	sb_check_detect "$what" a "peer $id path [0-9]+ down \(port $port " "$t" "$limit" "$t1"
 	sb_check_detect "$what" "$peer" "peer 1 path [0-9]+ down \(port $port " "$t" "$limit" "$t1"
 	tb heal a "$port"
