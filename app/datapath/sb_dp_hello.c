@@ -408,7 +408,9 @@ pace_idle(const struct sb_dp *dp)
  * its peers take the interval from each hello (RFC 5880 s.6.8.4), so their detection time
  * follows. The first frame of traffic brings the fast pace back at once: a hello (a probe,
  * so that peers' probe timers follow too) leaves every port in the same tick. The cost: a
- * path that fails while both ends are idle is noticed after up to idle interval x multiplier.
+ * path that fails while both ends are idle is noticed after up to idle interval x multiplier;
+ * once traffic starts, the fast hellos promise their pace on every port (SB_HELLO_F_PACE_ALL,
+ * sb_dp_hello_tick()), and peers find such a path within that pace's detection time.
  */
 static void
 hello_pace(struct sb_dp *dp, uint64_t now)
@@ -639,7 +641,7 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 	hello_pace(dp, now);
 	/* Carrier every 10 ms; every 50 at the idle pace, where an idle cluster's instances
 	 * spent about 5 % of their time in these system calls (one per port), and hellos
-	 * take 400 ms to tell a failure anyway. */
+	 * take seconds to tell a failure anyway (4 s at the default idle pace). */
 	link_poll_ms = tx->hello_slow ? 50 : 10;
 	poll = now - tx->last_link_poll >= link_poll_ms * dp->hz / 1000;
 	hello_due = now >= tx->next_hello;
