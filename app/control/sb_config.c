@@ -430,7 +430,7 @@ sb_config_defaults(struct sb_config *c)
 	c->hello_interval_ms = 10;
 	c->hello_multiplier = 4;
 	c->peer_silence_hold_ms = 200;
-	c->hello_idle_interval_ms = 1000;
+	c->hello_idle_interval_ms = 100;
 	c->hello_unicast = true;
 	c->reorder_window = 4096;
 	c->reorder_timeout_us = 10000;

@@ -11,7 +11,7 @@
 sb_require
 command -v nft >/dev/null || fail "missing tool 'nft' (run tools/install-deps)"
 FAST_LIMIT=0.12	# as test_idle_pace: slack for this shared 2-core machine and the 1 ms tick
-IDLE_LIMIT=4.3
+IDLE_LIMIT=0.55
 sb_up --hosts 3 --links 2 --rate 100
 sb_ping_ok a b
 B=$(sb_addr b)
@@ -49,7 +49,7 @@ print("%.2f" % dt, *[int(round(int(n) / dt / 2)) for n in sys.argv[3:]])' "$s0" 
 	$((hb1 - hb0)) $((hc1 - hc0)) $((u1 - u0)))"
 info "a streaming to b, ${dt} s: b hears a $rb hellos a second per path, c $rc; a sends $ru unicast hellos a second per port"
 ((rb >= 60)) || fail "b hears a only $rb hellos a second per path: not the fast pace"
-((rc <= 3)) || fail "c hears a $rc hellos a second per path: not the idle pace"
+((rc <= 15)) || fail "c hears a $rc hellos a second per path: not the idle pace"
 ((ru >= 60)) || fail "a sends only $ru unicast hellos a second per port"
 
 # cut_case WHAT PEER ID PORT LIMIT: cut a's PORT towards PEER (host id ID) and check that both

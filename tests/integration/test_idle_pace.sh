@@ -17,8 +17,8 @@
 . "$(dirname "$0")/lib.sh"
 sb_require
 # Slack for scheduling on this shared 2-core machine and the peer table's 1 ms tick.
-IDLE_MS=1000	# hello_idle_interval_ms, the default
-IDLE_LIMIT=4.3
+IDLE_MS=100	# hello_idle_interval_ms, the default
+IDLE_LIMIT=0.55
 FAST_LIMIT=0.12
 # From the first ping after idle: the ping, 8 data frames to put the peer in use
 # (SB_DP_PEER_USE_FRAMES: 80 ms of pings and replies), a round, then 40 ms.
@@ -149,7 +149,8 @@ for h in a b; do
 done
 t=$(now)
 tb cut a 1
-sleep 1
+# One idle interval: well within the idle detection time (4 intervals).
+sleep "$(calc "$IDLE_MS / 1000" 2)"
 t_ping=$(now)
 sb_in a ping -q -i 0.02 -c 25 "$(sb_addr b)" >"$SB_WORK/ping-leave.txt" 2>&1 || true
 info "pings a -> b after the idle cut: $(grep -E 'packet loss' "$SB_WORK/ping-leave.txt")"
@@ -157,7 +158,8 @@ for h in a b; do
 	peer=$([[ $h == a ]] && echo 2 || echo 1)
 	sb_check_detect "idle cut, then traffic" "$h" "peer $peer path [0-9]+ down" "$t" \
 		"$LEAVE_LIMIT" "$t_ping"
-	# Not before the traffic: 1 s after the cut is well within the idle detection time.
+	# Not before the traffic: one idle interval after the cut is well within the idle
+	# detection time.
 	float_ge "$DETECTED" 0 || fail "host $h: the path went down before the traffic ($DETECTED s)"
 done
 tb heal a 1
