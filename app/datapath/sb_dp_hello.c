@@ -244,16 +244,13 @@ ctlq_put(struct sb_dp *dp, struct sb_dp_port *p, struct rte_mbuf *m, bool probe)
 struct hello_pace {
 	uint16_t interval_ms;
 	uint16_t probe_ms;
-	bool all;	/* every port keeps it towards the receiver (SB_HELLO_F_PACE_ALL) */
 };
 
-/* The pace of the host now (fast, or the idle pace once the host carries nothing); its
- * group hellos promise it on every port while every port sends them at it. */
+/* The pace of the host now (fast, or the idle pace once the host carries nothing). */
 static struct hello_pace
 pace_now(const struct sb_dp *dp)
 {
-	return (struct hello_pace){ dp->tx->hello_interval_ms, dp->tx->probe_interval_ms,
-		dp->tx->pace_all };
+	return (struct hello_pace){ dp->tx->hello_interval_ms, dp->tx->probe_interval_ms };
 }
 
 
@@ -300,8 +297,6 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		h.flags |= SB_HELLO_F_PARTIAL;
 	if (pad_to != 0)
 		h.flags |= SB_HELLO_F_PROBE;
-	if (pace.all)
-		h.flags |= SB_HELLO_F_PACE_ALL;
 	if (uc_seq != NULL) {
 		h.flags |= SB_HELLO_F_UNICAST;
 		h.hello_seq = (*uc_seq)++;
@@ -397,7 +392,7 @@ pace_idle(const struct sb_dp *dp)
 {
 	uint16_t hello_ms = dp->tx->hello_idle_ms;
 
-	return (struct hello_pace){ hello_ms, probe_ms_at(dp, hello_ms), false };
+	return (struct hello_pace){ hello_ms, probe_ms_at(dp, hello_ms) };
 }
 
 /*
@@ -408,9 +403,7 @@ pace_idle(const struct sb_dp *dp)
  * its peers take the interval from each hello (RFC 5880 s.6.8.4), so their detection time
  * follows. The first frame of traffic brings the fast pace back at once: a hello (a probe,
  * so that peers' probe timers follow too) leaves every port in the same tick. The cost: a
- * path that fails while both ends are idle is noticed after up to idle interval x multiplier;
- * once traffic starts, the fast hellos promise their pace on every port (SB_HELLO_F_PACE_ALL,
- * sb_dp_hello_tick()), and peers find such a path within that pace's detection time.
+ * path that fails while both ends are idle is noticed after up to idle interval x multiplier.
  */
 static void
 hello_pace(struct sb_dp *dp, uint64_t now)
@@ -564,9 +557,6 @@ port_hellos_unicast(struct sb_dp *dp, struct sb_dp_port *p, uint32_t bit, bool r
 	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
 	struct sb_dp_tx *tx = dp->tx;
 	struct hello_pace idle = pace_idle(dp), fast = pace_now(dp);
-	/* A peer in use hears the fast pace on every port: unicast from ports like this one,
-	 * in the group stream from the others. */
-	fast.all = true;
 	bool triggered = (tx->peers.hello_due & bit) != 0;
 	bool probe = false;
 	unsigned int i, j;
@@ -641,7 +631,7 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 	hello_pace(dp, now);
 	/* Carrier every 10 ms; every 50 at the idle pace, where an idle cluster's instances
 	 * spent about 5 % of their time in these system calls (one per port), and hellos
-	 * take seconds to tell a failure anyway (4 s at the default idle pace). */
+	 * take 400 ms to tell a failure anyway. */
 	link_poll_ms = tx->hello_slow ? 50 : 10;
 	poll = now - tx->last_link_poll >= link_poll_ms * dp->hz / 1000;
 	hello_due = now >= tx->next_hello;
@@ -651,11 +641,9 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 	if (dp->conf.hello_unicast && hello_due)
 		peers_in_use(dp, now);
 
-	/* Carrier and each port's way of helloing first: whether group hellos may promise
-	 * their pace on every port (SB_HELLO_F_PACE_ALL) depends on all ports' ways. */
-	tx->pace_all = !tx->hello_slow;
 	for (i = 0; i < dp->n_ports; i++) {
 		struct sb_dp_port *p = &tx->port[i];
+		uint32_t bit = UINT32_C(1) << i;
 		bool up;
 
 		if (!p->admin_up)
@@ -675,16 +663,6 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 			continue;
 		if (hello_due || !unicast)
 			port_unicast_set(dp, p, unicast && port_unicast_cheaper(dp, p), now);
-		if (p->ucast)
-			tx->pace_all = false;	/* its group hellos are at the idle pace */
-	}
-
-	for (i = 0; i < dp->n_ports; i++) {
-		struct sb_dp_port *p = &tx->port[i];
-		uint32_t bit = UINT32_C(1) << i;
-
-		if (!p->admin_up || !p->link_up)
-			continue;
 		if (p->ucast) {
 			port_hellos_unicast(dp, p, bit, hello_due, now);
 			tx->peers.probe_due &= ~bit;

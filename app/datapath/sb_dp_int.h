@@ -204,8 +204,6 @@ struct sb_dp_tx {
 	uint16_t hello_idle_ms;		/**< The idle one; 0: no slow pace. */
 	bool hello_slow;		/**< At the idle pace now (other lcores read it:
 					 *   __atomic loads and stores). */
-	bool pace_all;			/**< This round's group hellos promise their pace on
-					 *   every port (fast pace, no port helloing unicast). */
 	uint64_t pace_activity;		/**< Frames other than hellos, every worker, ... */
 	uint64_t pace_last;		/**< ... and when that count last changed (TSC). */
 	uint64_t next_hello;		/**< TSC of the next round of hellos. */

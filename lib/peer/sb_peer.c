@@ -70,48 +70,6 @@ detect_time(const struct sb_peer_table *t, const struct sb_path *path)
 	return (uint64_t)path->remote_interval_ms * path->remote_mult * t->conf.hz / 1000;
 }
 
-/*
- * The hello interval that paces @p path of peer @p p, its detection time, and the silence
- * after which it has failed, in TSC cycles (the silence counted from the path's last
- * hello): what the path's own
- * hellos announced, unless the peer promises every path a faster pace now
- * (SB_HELLO_F_PACE_ALL: a hello with it within two of its intervals) and this path has
- * heard nothing since that promise began. A path that failed while both hosts were at the
- * idle pace is then found within the fast detection time of the peer's leaving it, not
- * after the idle one (docs/design.md, "Leaving the idle pace"). Two intervals, not the
- * whole detection time, before the promise counts as lapsed: when the peer withdraws it,
- * the last promising hellos of a round may reach us a little after a path's first plain
- * one.
- */
-struct path_timing {
-	uint64_t interval;	/* the pace's hello interval */
-	uint64_t detect;	/* the pace's detection time */
-	uint64_t dead;		/* the silence, from the path's last hello, that fails it */
-};
-
-static struct path_timing
-path_timing(const struct sb_peer_table *t, const struct sb_peer *p, const struct sb_path *path,
-	uint64_t now)
-{
-	struct path_timing pt = {
-		.interval = (uint64_t)path->remote_interval_ms * t->conf.hz / 1000,
-		.detect = detect_time(t, path),
-	};
-	uint64_t iv, from, alt;
-
-	pt.dead = pt.detect;
-	if (p->all_last == 0 || p->all_interval_ms >= path->remote_interval_ms)
-		return pt;
-	iv = (uint64_t)p->all_interval_ms * t->conf.hz / 1000;
-	if (now < p->all_last || now - p->all_last > 2 * iv)
-		return pt;
-	from = p->all_since > path->rx.last_hello ? p->all_since - path->rx.last_hello : 0;
-	alt = from + iv * p->all_mult;
-	if (alt < pt.dead)
-		pt = (struct path_timing){ .interval = iv, .detect = iv * p->all_mult, .dead = alt };
-	return pt;
-}
-
 static int
 peer_find(const struct sb_peer_table *t, uint32_t host_id)
 {
@@ -131,7 +89,6 @@ peer_reset_paths(struct sb_peer_table *t, unsigned int idx)
 	p->n_paths = 0;
 	p->n_up = 0;
 	p->n_usable = 0;
-	p->all_last = 0;
 	memset(p->path, 0, sizeof(p->path));
 	sb_peer_map_reset_peer(&t->map, idx);
 }
@@ -496,16 +453,6 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		path->rx.first_hello = now;
 	path->rx.last_hello = now;
 	path->rx.hellos_rx++;
-	if (h->flags & SB_HELLO_F_PACE_ALL) {
-		/* A run of promises unbroken by a lapse (path_timing()) keeps its start. */
-		if (p->all_last == 0 || now < p->all_last || now - p->all_last >
-				2 * (uint64_t)p->all_interval_ms * t->conf.hz / 1000 ||
-				h->interval_ms != p->all_interval_ms)
-			p->all_since = now;
-		p->all_interval_ms = h->interval_ms;
-		p->all_mult = h->multiplier;
-		p->all_last = now;
-	}
 	path->rx.hello_bytes += frame_len;
 	if (h->flags & SB_HELLO_F_UNICAST)
 		hello_seq_rx(&path->rx, h->hello_seq, &path->rx.next_uc_seq, &path->rx.useq_valid);
@@ -573,8 +520,6 @@ tick_stall(struct sb_peer_table *t, uint64_t gap, uint64_t now)
 		struct sb_peer *p = &t->peer[i];
 
 		p->resumed = timer_defer(p->resumed, gap, now);
-		p->all_since = timer_defer(p->all_since, gap, now);
-		p->all_last = timer_defer(p->all_last, gap, now);
 		for (j = 0; j < p->n_paths; j++) {
 			struct sb_path *path = &p->path[j];
 
@@ -590,17 +535,17 @@ tick_stall(struct sb_peer_table *t, uint64_t gap, uint64_t now)
 }
 
 /*
- * Path @p j of peer @p pi has been silent long enough to fail (@p pt: its pace, from
- * path_timing()): true while it is to be held because the whole peer fell silent at once
- * (sb_peer_tick() in sb_peer.h), @p newest being the peer's newest hello on any path.
+ * Path @p j of peer @p pi has been silent for its detection time @p dead: true while it is
+ * to be held because the whole peer fell silent at once (sb_peer_tick() in sb_peer.h),
+ * @p newest being the peer's newest hello on any path.
  */
 static bool
 silence_held(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t newest,
-	const struct path_timing *pt, uint64_t now)
+	uint64_t dead, uint64_t now)
 {
 	struct sb_peer *p = &t->peer[pi];
 	const struct sb_path *path = &p->path[j];
-	uint64_t interval = pt->interval, dead = pt->detect;
+	uint64_t interval = (uint64_t)path->remote_interval_ms * t->conf.hz / 1000;
 
 	if (t->conf.silence_hold == 0)
 		return false;
@@ -641,11 +586,10 @@ sb_peer_tick(struct sb_peer_table *t, uint64_t now)
 
 		for (j = 0; j < p->n_paths; j++) {
 			struct sb_path *path = &p->path[j];
-			struct path_timing pt = path_timing(t, p, path, now);
-			uint64_t dead = pt.dead;
+			uint64_t dead = detect_time(t, path);
 
 			if (path->state != SB_PATH_DOWN && now - path->rx.last_hello > dead) {
-				if (silence_held(t, i, j, newest, &pt, now))
+				if (silence_held(t, i, j, newest, dead, now))
 					continue;	/* nor judged one-way: it sent nothing */
 				path_set_state(t, i, j, SB_PATH_DOWN, SB_FAULT_SILENT, now);
 			} else if (path->state == SB_PATH_UP && now - path->fb.last_echo > dead) {

@@ -193,13 +193,6 @@ struct sb_peer {
 	uint64_t resumed;		/**< When it was last heard again after more than two of
 					 *   its hello intervals without a hello on any path;
 					 *   0 never (sb_peer_tick()). */
-	/* Its latest promise that every port of it hellos us at a pace (SB_HELLO_F_PACE_ALL):
-	 * a path it leaves without a hello at that pace has failed, however slow the pace
-	 * the path last announced (it may have been idle; sb_peer_tick()). */
-	uint16_t all_interval_ms;	/**< The promised interval. */
-	uint8_t all_mult;		/**< Its detect multiplier with it. */
-	uint64_t all_since;		/**< Start of the unbroken run of such hellos. */
-	uint64_t all_last;		/**< The newest of them; 0 none. */
 	struct sb_path path[SB_PEER_MAX_PATHS];
 };
 

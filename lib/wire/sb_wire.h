@@ -74,12 +74,7 @@ struct sb_shim {
 				 *   (more entries than fit): absence means nothing. */
 #define SB_HELLO_F_UNICAST 0x04	/**< Sent to one peer port, numbered in that path's own
 				 *   sequence of unicast hellos, not the port's. */
-#define SB_HELLO_F_PACE_ALL 0x08 /**< Until its next hello, every port of the sender hellos
-				 *   the receiver at this hello's interval or faster (unicast
-				 *   or in its group stream): a path of the sender heard at a
-				 *   slower pace meanwhile has failed (docs/design.md, "Leaving
-				 *   the idle pace"). */
-#define SB_HELLO_F_MASK 0x0f
+#define SB_HELLO_F_MASK 0x07
 
 /** Hello body, after the shim; all multi-byte fields in network order. 40 bytes. */
 struct sb_wire_hello {

@@ -1,15 +1,11 @@
 #!/usr/bin/env bash
-# The idle hello pace (docs/config.md, hello_idle_interval_ms; docs/design.md, "Deep idle"
-# and "Leaving the idle pace"): 2 hosts, 2 x 100 Mbit/s. After 1 s without traffic each host
-# hellos every 1000 ms instead of 10 (hello_slow counted, about 1 hello a second per port); a
-# path cut while both hosts are idle is still declared down at both ends, within the idle
-# detection time (1000 ms x 4) plus slack from the fault's rule in place, and comes back
-# after the heal; with traffic flowing (pings every 20 ms) the fast pace is back and the same
-# cut is detected within the fast detection time (10 ms x 4) plus slack. A path cut while
-# both hosts are idle is found at both ends within 0.3 s of the first ping that follows, not
-# after the idle detection time: each host's fast hellos promise the fast pace on every port
-# (SB_HELLO_F_PACE_ALL), and a path that hears none of them has failed. At the idle pace the
-# lcores nap idle_slow_sleep_us (5 ms) at a time: at most
+# The idle hello pace (docs/config.md, hello_idle_interval_ms; docs/design.md, "Deep idle"):
+# 2 hosts, 2 x 100 Mbit/s. After 1 s without traffic each host hellos every 100 ms instead of
+# 10 (hello_slow counted, at most 15 hellos a second per port); a path cut while both hosts
+# are idle is still declared down at both ends, within the idle detection time (100 ms x 4)
+# plus slack from the fault's rule in place, and comes back after the heal; with traffic flowing (pings every 20 ms) the
+# fast pace is back and the same cut is detected within the fast detection time (10 ms x 4)
+# plus slack. At the idle pace the lcores nap idle_slow_sleep_us (5 ms) at a time: at most
 # 400 wake-ups a second per lcore in the idle window (1000 with 1 ms deep naps), and the
 # host's own first frame wakes the lcore that reads sb0 at once (idle_kernel_wakeups; the
 # tap-vnet exception path, which offers a descriptor to sleep on, hence --exception).
@@ -17,12 +13,8 @@
 . "$(dirname "$0")/lib.sh"
 sb_require
 # Slack for scheduling on this shared 2-core machine and the peer table's 1 ms tick.
-IDLE_MS=100	# hello_idle_interval_ms, the default
 IDLE_LIMIT=0.55
 FAST_LIMIT=0.12
-# From the first ping after idle: the ping, 8 data frames to put the peer in use
-# (SB_DP_PEER_USE_FRAMES: 80 ms of pings and replies), a round, then 40 ms.
-LEAVE_LIMIT=0.3
 sb_up --links 2 --rate 100 --exception tap-vnet
 sb_ping_ok a b
 
@@ -84,13 +76,9 @@ for h in a b; do
 		"$slowed times so far), $((loops1 - loops0)) polls on $nl lcore(s) ($pps a second)," \
 		"$((slow1 - slow0)) naps at the idle pace ($nps a second)"
 	((slowed >= 1)) || fail "host $h: never at the idle pace (hello_slow 0)"
-	# 1 a second per port at the idle pace (probes replace hellos); 100 at the fast one.
-	# Counted over the window: 2 ports x dt / 1 s, +-1 per port for where the window falls.
-	nh=$((hello1 - hello0))
-	lo=$(calc "2 * $dt * 1000 / $IDLE_MS - 2" 0)
-	hi=$(calc "2 * $dt * 1000 / $IDLE_MS + 2" 0)
-	((nh <= hi)) || fail "host $h: $nh hellos in $dt s idle: not the idle pace (at most $hi)"
-	((nh >= lo)) || fail "host $h: only $nh hellos in $dt s idle (at least $lo)"
+	# 10 a second per port at the idle pace (probes replace hellos); 100 at the fast one.
+	((hps <= 2 * 15)) || fail "host $h: $hps hellos a second idle: not the idle pace"
+	((hps >= 2 * 5)) || fail "host $h: only $hps hellos a second idle"
 	# Naps of 5 ms: about 200 polls a second per lcore (telemetry reads wait for the next
 	# wake-up: they add no poll); 1000 with 1 ms deep naps.
 	((nps >= 100)) || fail "host $h: only $nps naps of idle_slow_sleep_us a second idle"
@@ -104,14 +92,14 @@ cut_case() {
 	t=$(now)
 	tb "$verb" a 1
 	t1=$(now)
-	sleep "$(calc "$limit + 0.5" 2)"
+	sleep 1.5
 	sb_check_detect "$what" a "peer 2 path [0-9]+ $state" "$t" "$limit" "$t1"
 	sb_check_detect "$what" b "peer 1 path [0-9]+ $state" "$t" "$limit" "$t1"
 }
 
 # A path cut while idle: detected at both ends, later than at the fast pace but in time.
 cut_case "idle cut" cut down "$IDLE_LIMIT"
-cut_case "idle heal" heal up 1.3
+cut_case "idle heal" heal up 1.0
 
 # The host's own first frame after idle wakes its lcore at once: one ping once a is slow again.
 # a must be back at the idle pace once neither host has moved a frame for 1 s (+0.5 s of
@@ -120,7 +108,7 @@ cut_case "idle heal" heal up 1.3
 act=$(activity)
 t_act=$(now)
 t_end=$((SECONDS + 20))
-until [[ $(info_key a hello_interval_ms) == "$IDLE_MS" ]]; do
+until [[ $(info_key a hello_interval_ms) == 100 ]]; do
 	a2=$(activity)
 	if [[ $a2 != "$act" ]]; then
 		act=$a2
@@ -137,33 +125,6 @@ sb_in a ping -c 1 -W 2 "$(sb_addr b)" >"$SB_WORK/ping1.txt" 2>&1 ||
 w1=$(info_key a idle_kernel_wakeups)
 info "one ping from idle a: $(grep -oE 'time=[0-9.]+ ms' "$SB_WORK/ping1.txt"), $((w1 - w0)) kernel wake-up(s)"
 ((w1 > w0)) || fail "host a: its kernel's frame did not cut a nap short (idle_kernel_wakeups $w0 -> $w1)"
-
-# A path cut while both hosts are idle, then traffic: found at both ends soon after the
-# first ping, not after the idle detection time (4 s).
-for h in a b; do
-	t_end=$((SECONDS + 20))
-	until [[ $(info_key "$h" hello_interval_ms) == "$IDLE_MS" ]]; do
-		((SECONDS < t_end)) || fail "host $h: not back at the idle pace in 20 s"
-		sleep 0.2
-	done
-done
-t=$(now)
-tb cut a 1
-# One idle interval: well within the idle detection time (4 intervals).
-sleep "$(calc "$IDLE_MS / 1000" 2)"
-t_ping=$(now)
-sb_in a ping -q -i 0.02 -c 25 "$(sb_addr b)" >"$SB_WORK/ping-leave.txt" 2>&1 || true
-info "pings a -> b after the idle cut: $(grep -E 'packet loss' "$SB_WORK/ping-leave.txt")"
-for h in a b; do
-	peer=$([[ $h == a ]] && echo 2 || echo 1)
-	sb_check_detect "idle cut, then traffic" "$h" "peer $peer path [0-9]+ down" "$t" \
-		"$LEAVE_LIMIT" "$t_ping"
-	# Not before the traffic: one idle interval after the cut is well within the idle
-	# detection time.
-	float_ge "$DETECTED" 0 || fail "host $h: the path went down before the traffic ($DETECTED s)"
-done
-tb heal a 1
-sleep 1.5
 
 # Traffic brings the fast pace back at once; the same cut is then detected within 40 ms.
 sb_in a ping -q -i 0.02 -w 8 "$(sb_addr b)" >"$SB_WORK/ping.txt" 2>&1 &

@@ -112,7 +112,7 @@ def classify(f):
         (host_id, _, agg, port, n_ports, _, interval, mtu, mult, hflags, _, _, _,
          n) = struct.unpack(HELLO_FMT, f[HDR:HDR + HELLO_LEN - 2])
         if host_id == 0 or n_ports == 0 or port >= n_ports or interval == 0 or mult == 0 or \
-                agg[0] & 1 or mtu < 68 or hflags & ~0x0f:
+                agg[0] & 1 or mtu < 68 or hflags & ~0x07:
             return out | {"bad_hello"}
         if (len(f) - HDR - HELLO_LEN) // ENTRY_LEN < n:
             return out | {"truncated"}
@@ -144,8 +144,7 @@ def main():
     frames += [data_elided(path=p) for p in range(256)]       # every path id
     frames += [hello(host_id=0), hello(n_ports=0), hello(port=4), hello(interval=0),
                hello(agg=(3, 0x53, 0x42, 0, 0, 1)), hello(mtu=67), hello(path=200),
-               hello(mult=0), hello(hflags=0x10), hello(hflags=3), hello(hflags=4),
-               hello(hflags=8), hello(hflags=0x0c), hello(n_entries=3),
+               hello(mult=0), hello(hflags=8), hello(hflags=3), hello(hflags=4), hello(n_entries=3),
                hello(n_entries=65535), hello(entries=[]),
                hello(entries=[entry(host_id=0)]), hello(entries=[entry(), entry(flags=4)])]
     while len(frames) < count:                       # seeded mutations of the shim and beyond

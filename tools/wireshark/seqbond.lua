@@ -39,7 +39,6 @@ f.hflags = ProtoField.uint8("seqbond.hello.flags", "Hello flags", base.HEX)
 f.probe = ProtoField.bool("seqbond.hello.flags.probe", "Full-size probe", 8, nil, 0x01)
 f.partial = ProtoField.bool("seqbond.hello.flags.partial", "Partial list", 8, nil, 0x02)
 f.unicast = ProtoField.bool("seqbond.hello.flags.unicast", "Unicast (numbered per path)", 8, nil, 0x04)
-f.pace_all = ProtoField.bool("seqbond.hello.flags.pace_all", "Pace kept on every port", 8, nil, 0x08)
 f.probe_ms = ProtoField.uint16("seqbond.hello.probe_ms", "Probe interval (ms)", base.DEC)
 f.hello_seq = ProtoField.uint32("seqbond.hello.seq", "Hello sequence number", base.DEC)
 f.tx_time = ProtoField.uint32("seqbond.hello.tx_time_us", "Send time (us)", base.DEC)
@@ -101,7 +100,7 @@ local function hello_fault(buf)
 		return "group aggregate MAC"
 	elseif buf(30, 2):uint() < 68 then
 		return string.format("MTU %d below 68", buf(30, 2):uint())
-	elseif bit.band(buf(33, 1):uint(), 0xf0) ~= 0 then
+	elseif bit.band(buf(33, 1):uint(), 0xf8) ~= 0 then
 		return string.format("hello flags 0x%02x", buf(33, 1):uint())
 	end
 	return nil
@@ -134,7 +133,6 @@ local function hello(buf, pinfo, t)
 	hf:add(f.probe, buf(33, 1))
 	hf:add(f.partial, buf(33, 1))
 	hf:add(f.unicast, buf(33, 1))
-	hf:add(f.pace_all, buf(33, 1))
 	h:add(f.probe_ms, buf(34, 2))
 	h:add(f.hello_seq, buf(36, 4))
 	h:add(f.tx_time, buf(40, 4))
