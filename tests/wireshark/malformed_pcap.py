@@ -144,8 +144,8 @@ def main():
     frames += [data_elided(path=p) for p in range(256)]       # every path id
     frames += [hello(host_id=0), hello(n_ports=0), hello(port=4), hello(interval=0),
                hello(agg=(3, 0x53, 0x42, 0, 0, 1)), hello(mtu=67), hello(path=200),
-               hello(mult=0), hello(hflags=8), hello(hflags=3), hello(hflags=4), hello(n_entries=3),
-               hello(n_entries=65535), hello(entries=[]),
+               hello(mult=0), hello(hflags=8), hello(hflags=3), hello(hflags=4),
+               hello(n_entries=3), hello(n_entries=65535), hello(entries=[]),
                hello(entries=[entry(host_id=0)]), hello(entries=[entry(), entry(flags=4)])]
     while len(frames) < count:                       # seeded mutations of the shim and beyond
         f = bytearray(rnd.choice(bases))
