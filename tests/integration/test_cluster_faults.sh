@@ -72,6 +72,23 @@ no_timeouts() {
 		fail "$name: a -> b TCP timeouts, not explained by a frozen a or b"
 }
 
+# case_diag NAME: one line on what the a -> b datapath did so far (cumulative counters), so a
+# slow case in a CI log says where the time went: b's reorder window for a (frames released
+# after a hold, frames later than their seq, seqs given up after the hold, the longest hold),
+# a's state, rate estimate (Mbit/s) and delay estimate per path to b, and what the shapers on
+# the way dropped (a's ports out, the switch ports towards b).
+case_diag() {
+	local ro paths drops
+	ro=$(tb console b show reorder 1 2>/dev/null | awk '$1 ~ /^(reordered|late|lost_timeout|lost_rule|hold_max_us)$/ {printf "%s %s ", $1, $2}')
+	paths=$(tb console a show paths 2 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && NF >= 12 {printf "p%s %s/%sMb/%sus ", $1, $4, $6, $(NF-3)}')
+	drops=$(for i in 0 1 2 3; do
+		printf 'a%s %s sw-b%s %s ' "$i" \
+			"$(tb exec a tc -s qdisc show dev "sbA$i" | awk '/dropped/ {gsub(",", ""); print $7}')" \
+			"$i" "$(tb exec sw tc -s qdisc show dev "swB$i" | awk '/dropped/ {gsub(",", ""); print $7}')"
+	done)
+	info "$1: b reorder (peer a): ${ro}; a paths to b (state/rate/delay): ${paths}; tbf drops: ${drops}"
+}
+
 # stream_start FROM TO SECONDS PORT: iperf3 with 0.1 s receiver intervals, in the background.
 stream_start() {
 	local from=$1 to=$2 t=$3 port=$4
@@ -98,6 +115,7 @@ fault_case() {
 		"$limit" "$rto")
 	secs=$(python3 -c 'import math, sys; print(math.ceil(6 + float(sys.argv[1])))' "$hold")
 	to0=$(timeouts)
+	case_diag "$name: before"
 	sb_nstat_reset b
 	stream_start a b "$secs" 5301
 	sleep 3
@@ -130,6 +148,7 @@ fault_case() {
 		"$t_heal" 0.75)
 	info "$name: goodput (Mbit/s, s): $res; sender TCP timeouts $to0 -> $to1"
 	info "$name: receiver: $(sb_nstat_report b | tr '\n' ' ')"
+	case_diag "$name"
 	read -r _ before _ during _ low _ rec _ after _ target <<<"$res"
 	float_ge "$rec" 0 ||
 		fail "$name: goodput never came back to $target Mbit/s in the $hold s before the heal ($res)"
