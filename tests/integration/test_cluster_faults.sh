@@ -76,17 +76,20 @@ no_timeouts() {
 # slow case in a CI log says where the time went: b's reorder window for a (frames released
 # after a hold, frames later than their seq, seqs given up after the hold, the longest hold),
 # a's state, rate estimate (Mbit/s) and delay estimate per path to b, and what the shapers on
-# the way dropped (a's ports out, the switch ports towards b).
+# the way dropped (a's ports out, the switch ports towards b), and how many naps a and b took
+# at the contended ceiling (idle_sleep_contended_us: each adds up to a nap to the RTT).
 case_diag() {
-	local ro paths drops
-	ro=$(tb console b show reorder 1 2>/dev/null | awk '$1 ~ /^(reordered|late|lost_timeout|lost_rule|hold_max_us)$/ {printf "%s %s ", $1, $2}')
-	paths=$(tb console a show paths 2 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && NF >= 12 {printf "p%s %s/%sMb/%sus ", $1, $4, $6, $(NF-3)}')
+	local ro paths drops naps
+	ro=$(tb console b show reorder 1 2>/dev/null | awk '$1 ~ /^(reordered|late|lost_timeout|lost_rule|hold_max_us)$/ {printf "%s %s ", $1, $2}' || true)
+	paths=$(tb console a show paths 2 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && NF >= 12 {printf "p%s %s/%sMb/%sus ", $1, $4, $6, $(NF-3)}' || true)
 	drops=$(for i in 0 1 2 3; do
 		printf 'a%s %s sw-b%s %s ' "$i" \
 			"$(tb exec a tc -s qdisc show dev "sbA$i" | awk '/dropped/ {gsub(",", ""); print $7}')" \
 			"$i" "$(tb exec sw tc -s qdisc show dev "swB$i" | awk '/dropped/ {gsub(",", ""); print $7}')"
-	done)
-	info "$1: b reorder (peer a): ${ro}; a paths to b (state/rate/delay): ${paths}; tbf drops: ${drops}"
+	done || true)
+	naps="a $(sb_telemetry a /seqbond/info idle_contended_sleeps 2>/dev/null || echo "?")"
+	naps+=" b $(sb_telemetry b /seqbond/info idle_contended_sleeps 2>/dev/null || echo "?")"
+	info "$1: b reorder (peer a): ${ro}; a paths to b (state/rate/delay): ${paths}; tbf drops: ${drops}; naps at the contended ceiling: ${naps}"
 }
 
 # stream_start FROM TO SECONDS PORT: iperf3 with 0.1 s receiver intervals, in the background.
