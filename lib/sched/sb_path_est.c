@@ -55,7 +55,7 @@ bool
 sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint64_t now_ns,
 	uint64_t delivered_bps, uint32_t queue_us, uint32_t allow_us, uint64_t sent_bytes)
 {
-	uint64_t old = e->rate_bps, sent_bps, dt, step;
+	uint64_t old = e->rate_bps, sent_bps, dt, step, dlv_bps;
 	uint32_t qfloor;
 	bool limited, busy, overdriven;
 	uint32_t q;
@@ -68,6 +68,14 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 	}
 	if (delivered_bps > e->max_bps[0])
 		e->max_bps[0] = delivered_bps;
+	/* What the path delivers, robust to one short sample: max of the last three. */
+	dlv_bps = delivered_bps;
+	if (e->dlv_prev_bps[0] > dlv_bps)
+		dlv_bps = e->dlv_prev_bps[0];
+	if (e->dlv_prev_bps[1] > dlv_bps)
+		dlv_bps = e->dlv_prev_bps[1];
+	e->dlv_prev_bps[1] = e->dlv_prev_bps[0];
+	e->dlv_prev_bps[0] = delivered_bps;
 	if (!e->have_sample) {
 		/* The first report only sets the marks: there is no interval to rate yet. */
 		e->have_sample = 1;
@@ -98,7 +106,7 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 	/* While we send clearly more than arrives the queue is ours whatever its floor (a
 	 * link far slower than its estimate from the start); otherwise only what stands above
 	 * the floor counts. */
-	overdriven = sent_bps * 100 > delivered_bps * OVERDRIVE_PCT;
+	overdriven = sent_bps * 100 > dlv_bps * OVERDRIVE_PCT;
 	if (!overdriven)
 		q = q > qfloor ? q - qfloor : 0;
 
@@ -109,8 +117,12 @@ sb_path_est_report(struct sb_path_est *e, const struct sb_path_est_conf *c, uint
 	 * stream back) may well be the one to slow down. */
 	busy = sent_bps * 100 >= e->rate_bps * BUSY_PCT;
 	if (q > c->target_us && busy) {
-		if (now_ns >= e->hold_until_ns && delivered_bps != 0) {
-			uint64_t r = delivered_bps * DECREASE_PCT / 100;
+		if (now_ns >= e->hold_until_ns && dlv_bps != 0) {
+			uint64_t r = dlv_bps * DECREASE_PCT / 100;
+
+			/* One report never takes more than half: a wrong sample costs little. */
+			if (r < e->rate_bps / 2)
+				r = e->rate_bps / 2;
 
 			if (r < e->rate_bps) {
 				e->rate_bps = clamp(r, c->floor_bps, e->cap_bps);

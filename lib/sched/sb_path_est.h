@@ -19,8 +19,15 @@
  *    send faster than the path carries: the estimate drops to 95 % of the delivered rate,
  *    which is the bottleneck's rate while a queue stands (BBR's delivery-rate sample, Cardwell
  *    et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016), then holds
- *    off further decreases while that queue drains. Taking the minimum of two samples keeps
- *    jitter from looking like a queue (BBR's min-filtered RTT, for the same reason). The
+ *    off further decreases while that queue drains. The delivered rate is the largest of
+ *    the last three reports' (BBR max-filters its samples for the same reason): a receiver
+ *    that did not run for part of a report interval (a nap, a frozen virtual CPU) reports
+ *    too little delivered and a queue in the same report, and one such sample took 4 x 100
+ *    Mbit/s paths to 44-52 Mbit/s mid-stream on the testbed (2026-12-04). And one report at
+ *    most halves the estimate. A real drop in capacity is learnt a few reports later (100 ->
+ *    20 Mbit/s within 10 % after 150 ms instead of 70, tests/unit/test_path_est.c).
+ *    Taking the minimum of two samples keeps jitter from looking like a queue (BBR's
+ *    min-filtered RTT, for the same reason). The
  *    queue is counted above the smallest one of the last 1-2 s: a route that became
  *    longer looks like a standing queue until the peer's windowed minimum forgets the old
  *    delay (10-20 s), and lowering the rate to what arrives, report after report, spiralled
@@ -85,6 +92,8 @@ struct sb_path_est {
 	uint64_t last_sent;	/**< Bytes we had sent at the previous report. */
 	uint64_t hold_until_ns;	/**< No decrease before this (the last one still drains). */
 	uint64_t max_bps[2];	/**< Largest delivered rate: this 1 s bucket and the last one. */
+	uint64_t dlv_prev_bps[2];	/**< Delivered rates of the two reports before the
+					 *   latest, bit/s (newest first). */
 	uint64_t max_epoch_ns;	/**< Start of the current bucket. */
 	uint32_t qmin_us[2];	/**< Smallest queueing delay: this 500 ms bucket and the last
 				 *   (UINT32_MAX: none yet). */
