@@ -92,8 +92,8 @@ struct sb_path_est {
 	uint64_t last_sent;	/**< Bytes we had sent at the previous report. */
 	uint64_t hold_until_ns;	/**< No decrease before this (the last one still drains). */
 	uint64_t max_bps[2];	/**< Largest delivered rate: this 1 s bucket and the last one. */
-	uint64_t dlv_prev_bps[2];	/**< Delivered rates of the two reports before the
-					 *   latest, bit/s (newest first). */
+	uint64_t dlv_prev_bps[2];	/**< Delivered rates of the last two reports, bit/s
+					 *   (newest first). */
 	uint64_t max_epoch_ns;	/**< Start of the current bucket. */
 	uint32_t qmin_us[2];	/**< Smallest queueing delay: this 500 ms bucket and the last
 				 *   (UINT32_MAX: none yet). */

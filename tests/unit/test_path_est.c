@@ -402,6 +402,16 @@ test_two_senders(void)
 	SB_CHECK(jain >= 0.95, "%.3f", jain);
 }
 
+/* The receiver misses 8 ms of two report intervals in every 30. */
+static void
+sim_stalls(struct sim *m)
+{
+	m->stall_every = 30;
+	m->stall_reports = 2;
+	m->stall_frac = 0.8;
+	m->stall_us = 8000;
+}
+
 /* A receiver that now and then does not run for 8 ms of two report intervals in a row (a
  * nap under a contended CPU, a frozen virtual CPU): those reports show a queue of 8 ms and
  * a fifth of what was delivered. That is no measure of the path: a link with the right rate
@@ -416,10 +426,7 @@ test_receiver_stall(void)
 	unsigned int k;
 
 	sim_init(&m, 1, 100e6, 100000000, 100000000);
-	m.stall_every = 30;
-	m.stall_reports = 2;
-	m.stall_frac = 0.8;
-	m.stall_us = 8000;
+	sim_stalls(&m);
 	for (k = 0; k < 300; k++) {
 		sim_run(&m, REPORT_NS, out);
 		total += out[0];
@@ -433,10 +440,7 @@ test_receiver_stall(void)
 	SB_CHECK(mbit(total, REPORT_NS * 300) >= 97, "%.2f", mbit(total, REPORT_NS * 300));
 
 	sim_init(&m, 1, 25e6, 100000000, 100000000);
-	m.stall_every = 30;
-	m.stall_reports = 2;
-	m.stall_frac = 0.8;
-	m.stall_us = 8000;
+	sim_stalls(&m);
 	sim_run(&m, 2 * REPORT_NS * 100, out);
 	sim_run(&m, 3 * REPORT_NS * 100, out);
 	printf("... on a link configured 100 that carries 25: %.2f Mbit/s from 2 s to 5 s, "
@@ -451,10 +455,7 @@ test_receiver_stall(void)
 	 * long (the additive increase takes it back while the sender is held by it). */
 	sim_init(&m, 1, 100e6, 100000000, 100000000);
 	m.s[0].demand_bps = 30e6;
-	m.stall_every = 30;
-	m.stall_reports = 2;
-	m.stall_frac = 0.8;
-	m.stall_us = 8000;
+	sim_stalls(&m);
 	sim_run(&m, REPORT_NS * 300, out);
 	printf("... a sender at 30 of 100: %.2f Mbit/s, estimate %.2f, %" PRIu64 " decreases\n",
 		mbit(out[0], REPORT_NS * 300), m.s[0].est.rate_bps / 1e6, m.s[0].est.decreases);
