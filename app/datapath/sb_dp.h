@@ -170,6 +170,8 @@ struct sb_dp_stats {
 	uint64_t rx_err[SB_WIRE_E_MAX];	/**< Malformed, by reason: dropped. */
 	uint64_t rx_unknown_peer;	/**< Data from a sender we have no path to: dropped. */
 	uint64_t rx_hello_rejected;	/**< Hellos the peer table refused. */
+	uint64_t rx_hello_not_ours;	/**< Unicast hellos to another port (flooded by a
+					 *   switch): ignored. */
 	uint64_t rx_late_dropped;
 	uint64_t rx_late_delivered;
 	uint64_t rx_duplicate;

@@ -208,6 +208,12 @@ sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 				rte_pktmbuf_data_len(m[i]) - SB_HDR_LEN, &h) : SB_WIRE_E_HELLO;
 			if (e != SB_WIRE_OK) {
 				tx->stats->rx_err[e]++;	/* absurd, or shorter than its entries */
+			} else if ((h.flags & SB_HELLO_F_UNICAST) &&
+					memcmp(buf, tx->port[index].mac, SB_ETH_ALEN) != 0) {
+				/* Another port's: a switch that had not learnt that port's MAC
+				 * flooded it. Its list and numbering are that path's. */
+				tx->stats->rx_hello++;
+				tx->stats->rx_hello_not_ours++;
 			} else {
 				tx->stats->rx_hello++;
 				if (sb_peer_hello_rx(&tx->peers, index, buf + SB_ETH_ALEN, &h,
@@ -254,14 +260,21 @@ pace_now(const struct sb_dp *dp)
 }
 
 
+/* The path a unicast hello (SB_HELLO_F_UNICAST) is sent on, and its hello counter. */
+struct hello_path {
+	unsigned int peer;
+	unsigned int path;
+	uint32_t *uc_seq;
+};
+
 /*
- * One hello on port @p p to @p dst, listing what we hear there and announcing @p pace;
- * padded to @p pad_to bytes when it is a full-size probe (0: not a probe). @p uc_seq: the
- * path's unicast hello counter when it is one of those (SB_HELLO_F_UNICAST), else NULL.
+ * One hello on port @p p to @p dst, announcing @p pace; padded to @p pad_to bytes when it
+ * is a full-size probe (0: not a probe). @p uc: the path when it is a unicast hello, which
+ * lists that path alone; NULL: a hello that lists everything we hear on the port.
  */
 static void
 hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t pad_to,
-	struct hello_pace pace, uint32_t *uc_seq, uint64_t now)
+	struct hello_pace pace, const struct hello_path *uc, uint64_t now)
 {
 	struct sb_hello_entry entries[(HELLO_MAX_LEN - SB_HDR_LEN - SB_HELLO_LEN) /
 		SB_HELLO_ENTRY_LEN];
@@ -291,16 +304,24 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		dp->tx->stats->tx_nombuf++;
 		return;
 	}
-	h.n_entries = sb_peer_hello_entries(&dp->tx->peers, p->index, now, p->txq.n != 0, entries,
-		RTE_MIN(max, (unsigned int)RTE_DIM(entries)), &p->entry_cursor, &partial);
-	if (partial)
-		h.flags |= SB_HELLO_F_PARTIAL;
+	if (uc != NULL) {
+		/* Only its receiver's entry: the whole list made a blade's unicast hellos 510
+		 * bytes, a quarter of a 25 Mbit/s gateway port under 16 -> 1 (docs/design.md,
+		 * "Unicast hellos"), and each filled every path's entry, so the second hello of
+		 * a round reported a rate window of microseconds. */
+		h.n_entries = sb_peer_hello_entry_path(&dp->tx->peers, uc->peer, uc->path, now,
+			p->txq.n != 0, entries);
+		h.flags |= SB_HELLO_F_UNICAST;
+		h.hello_seq = (*uc->uc_seq)++;
+	} else {
+		h.n_entries = sb_peer_hello_entries(&dp->tx->peers, p->index, now,
+			p->txq.n != 0, entries, RTE_MIN(max, (unsigned int)RTE_DIM(entries)),
+			&p->entry_cursor, &partial);
+		if (partial)
+			h.flags |= SB_HELLO_F_PARTIAL;
+	}
 	if (pad_to != 0)
 		h.flags |= SB_HELLO_F_PROBE;
-	if (uc_seq != NULL) {
-		h.flags |= SB_HELLO_F_UNICAST;
-		h.hello_seq = (*uc_seq)++;
-	}
 	memcpy(h.agg_mac, dp->conf.mac, SB_ETH_ALEN);
 	room = rte_pktmbuf_tailroom(m);
 	buf = rte_pktmbuf_mtod(m, uint8_t *);
@@ -312,7 +333,7 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		return;
 	}
 	rte_pktmbuf_append(m, len);
-	if ((dst[0] & 0x01) && uc_seq == NULL)
+	if ((dst[0] & 0x01) && uc == NULL)
 		p->hello_seq++;
 	ctlq_put(dp, p, m, pad_to != 0);
 }
@@ -593,7 +614,7 @@ port_hellos_unicast(struct sb_dp *dp, struct sb_dp_port *p, uint32_t bit, bool r
 			if ((probe || tp->use_new) && tx->probe_period != 0)
 				pad = RTE_MIN(path->remote_mtu, p->mtu) + SB_ETH_HLEN;
 			hello_send(dp, p, path->remote_mac, pad, tp->use_ended ? idle : fast,
-				&tp->uc_seq[j], now);
+				&(struct hello_path){ i, j, &tp->uc_seq[j] }, now);
 			tx->stats->tx_hello_unicast++;
 		}
 	}

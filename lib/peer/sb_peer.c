@@ -693,6 +693,17 @@ sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t
 	return n;
 }
 
+unsigned int
+sb_peer_hello_entry_path(struct sb_peer_table *t, unsigned int peer, unsigned int path,
+	uint64_t now, bool port_busy, struct sb_hello_entry *e)
+{
+	if (peer >= t->n_peers || path >= t->peer[peer].n_paths ||
+			t->peer[peer].path[path].state == SB_PATH_DOWN)
+		return 0;
+	entry_fill(t, peer, path, now, port_busy, e);
+	return 1;
+}
+
 void
 sb_peer_map_init(struct sb_peer_map *m)
 {

@@ -421,6 +421,19 @@ unsigned int sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_p
 	uint64_t now, bool port_busy, struct sb_hello_entry *entries, unsigned int max,
 	unsigned int *cursor, bool *partial);
 
+/**
+ * Fill the entry of path @p path of peer @p peer for a hello sent to that path's peer port
+ * alone (a unicast hello, docs/wire-format.md): the same entry sb_peer_hello_entries() would
+ * list, and the path's delivered-rate window restarts as it does there. A unicast hello
+ * lists only its own path, so its receiver's report comes from a window of one hello
+ * interval, not one cut short by a hello to another port in the same round.
+ *
+ * @param port_busy  Our software queue on the path's port still holds frames.
+ * @return 1 when written, 0 when the path is down or does not exist (nothing to list).
+ */
+unsigned int sb_peer_hello_entry_path(struct sb_peer_table *t, unsigned int peer,
+	unsigned int path, uint64_t now, bool port_busy, struct sb_hello_entry *e);
+
 /** Empty map. */
 void sb_peer_map_init(struct sb_peer_map *m);
 

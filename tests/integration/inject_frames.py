@@ -63,6 +63,9 @@ def main():
         ("rx_hello_rejected", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(our_id)),
         ("rx_hello_rejected", eth(HELLO_MAC, peer) + shim(0x22) +
          hello_body(99, port_index=20, n_ports=30)),
+        # A unicast hello for another port (a switch floods it until it learns that MAC):
+        # ignored, not taken as news of peer 99.
+        ("rx_hello_not_ours", eth(STRANGER, peer) + shim(0x22) + hello_body(99, flags=0x04)),
         ("rx_unknown_peer", eth(dst, STRANGER) + shim(0x20, 1, 0, 5) + inner),
         ("rx_unknown_peer", eth(dst, STRANGER) + shim(0x20, 0, 1, 0) + bytes(60)),
         ("rx_unknown_peer", eth(dst, peer) + shim(0x20, 1, 9, 5) + inner),  # no path 9

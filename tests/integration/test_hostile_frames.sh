@@ -2,7 +2,7 @@
 # Malformed and foreign frames injected into host a's port 0 from the other end of its veth
 # (a raw socket in host b's namespace): truncated shims, unknown versions and types, bad flags,
 # wrong lengths, oversize frames, absurd hellos, hellos claiming a's own host id, data from
-# unknown senders and raw traffic. Each must be dropped and counted under its reason in the
+# unknown senders, unicast hellos for another port and raw traffic. Each must be dropped and counted under its reason in the
 # counters a prints at exit, seqbond must keep forwarding, and every mbuf must come back.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -653,6 +653,18 @@ test_partial_and_refusals(void)
 	}
 	SB_CHECK(seen_b == 2 && seen_c == 2, "rotation covers both peers: %u %u", seen_b,
 		seen_c);
+	/* A unicast hello lists its own path alone: c's path, not b's beside it. */
+	for (i = 0; i < a->t.peer[1].n_paths; i++) {
+		const struct sb_path *pa = &a->t.peer[1].path[i];
+
+		n = sb_peer_hello_entry_path(&a->t, 1, i, clock_now, false, &e[0]);
+		SB_CHECK(n == 1 && e[0].host_id == 3 && e[0].port == pa->remote_port,
+			"unicast entry of path %u: %u entries, host %u port %u", i, n,
+			e[0].host_id, e[0].port);
+	}
+	SB_CHECK(sb_peer_hello_entry_path(&a->t, 1, a->t.peer[1].n_paths, clock_now, false,
+		&e[0]) == 0 && sb_peer_hello_entry_path(&a->t, 2, 0, clock_now, false,
+		&e[0]) == 0, "no entry for a path or peer that does not exist");
 	/* Partial hellos from a keep c's paths up (absence means nothing). */
 	a->max_entries = 1;
 	run(200);
