@@ -114,6 +114,11 @@ show_reorder(struct cmdline *cl, const struct sb_snapshot *s, int only)
 		sb_reorder_stats_foreach(&s->peer[i].reorder, s->hz, print_counter, cl);
 		cmdline_printf(cl, "  %-16s %" PRIu64 "\n", "hold_now_us",
 			s->peer[i].hold_now * 1000000 / s->hz);
+		/* The hold now: the timeout above plus the paths' delay spread, capped. */
+		cmdline_printf(cl, "  %-16s %" PRIu64 "\n", "timeout_us",
+			s->peer[i].timeout * 1000000 / s->hz);
+		cmdline_printf(cl, "  %-16s %u\n", "delay_spread_us",
+			s->peer[i].delay_spread_us);
 	}
 }
 

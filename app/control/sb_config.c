@@ -159,6 +159,12 @@ key_reorder_timeout(struct cfg_ctx *x)
 }
 
 static int
+key_reorder_timeout_max(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 10000000, &x->c->reorder_timeout_max_us);
+}
+
+static int
 key_late_policy(struct cfg_ctx *x)
 {
 	if (strcmp(x->value, "drop") == 0)
@@ -341,6 +347,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "hello_unicast", key_hello_unicast },
 	{ "reorder_window", key_reorder_window },
 	{ "reorder_timeout_us", key_reorder_timeout },
+	{ "reorder_timeout_max_us", key_reorder_timeout_max },
 	{ "late_policy", key_late_policy },
 	{ "max_backlog_us", key_max_backlog },
 	{ "burst", key_burst },
@@ -434,6 +441,7 @@ sb_config_defaults(struct sb_config *c)
 	c->hello_unicast = true;
 	c->reorder_window = 4096;
 	c->reorder_timeout_us = 10000;
+	c->reorder_timeout_max_us = 50000;
 	c->late_policy = SB_REORDER_LATE_DROP;
 	c->max_backlog_us = 2000;
 	c->burst = 32;
@@ -807,6 +815,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	rte_cfgfile_add_entry(cfg, "seqbond", "hello_unicast", c->hello_unicast ? "on" : "off");
 	set_u(cfg, "seqbond", "reorder_window", c->reorder_window);
 	set_u(cfg, "seqbond", "reorder_timeout_us", c->reorder_timeout_us);
+	set_u(cfg, "seqbond", "reorder_timeout_max_us", c->reorder_timeout_max_us);
 	rte_cfgfile_add_entry(cfg, "seqbond", "late_policy",
 		c->late_policy == SB_REORDER_LATE_DELIVER ? "deliver" : "drop");
 	set_u(cfg, "seqbond", "max_backlog_us", c->max_backlog_us);
@@ -895,6 +904,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.hello_unicast = c->hello_unicast,
 		.reorder_window = c->reorder_window,
 		.reorder_timeout_us = c->reorder_timeout_us,
+		.reorder_timeout_max_us = c->reorder_timeout_max_us,
 		.late_policy = c->late_policy,
 		.max_backlog_us = c->max_backlog_us,
 		.burst = c->burst,

@@ -43,6 +43,9 @@ struct sb_config {
 	uint32_t peer_silence_hold_ms;	/**< Hold of a peer silent on every path, ms. */
 	uint32_t reorder_window;	/**< Frames, power of two. */
 	uint32_t reorder_timeout_us;
+	uint32_t reorder_timeout_max_us;	/**< The hold may grow to this with the
+						 *   paths' delay spread; <= reorder_timeout_us:
+						 *   fixed. */
 	enum sb_reorder_late_policy late_policy;
 	uint32_t max_backlog_us;	/**< Per-path queue model limit (sb_sched.h). */
 	uint16_t burst;			/**< Frames per rx/tx burst. */

@@ -294,6 +294,8 @@ tel_reorder(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 		rte_tel_data_start_dict(c);
 		sb_reorder_stats_foreach(&s->peer[i].reorder, s->hz, add_u64, c);
 		rte_tel_data_add_dict_u64(c, "hold_now_us", s->peer[i].hold_now * 1000000 / s->hz);
+		rte_tel_data_add_dict_u64(c, "timeout_us", s->peer[i].timeout * 1000000 / s->hz);
+		rte_tel_data_add_dict_u64(c, "delay_spread_us", s->peer[i].delay_spread_us);
 		snprintf(name, sizeof(name), "%u", s->peers.peer[i].host_id);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}

@@ -347,6 +347,7 @@ rx_create(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int id)
 	rx->id = id;
 	sb_peer_map_init(&rx->map);
 	rx->reorder_timeout = (uint64_t)dp->conf.reorder_timeout_us * dp->hz / 1000000;
+	rx->reorder_timeout_max = (uint64_t)dp->conf.reorder_timeout_max_us * dp->hz / 1000000;
 	for (i = 0; i < dp->n_ports; i++) {
 		rx->port_admin[i] = 1;
 		if (i % dp->n_rx == id)

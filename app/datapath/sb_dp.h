@@ -59,7 +59,10 @@ struct sb_dp_conf {
 					 *   fast pace and everyone else at the idle pace
 					 *   (sb_dp_hello.c, "Unicast hellos"). */
 	uint32_t reorder_window;	/**< Frames, power of two. */
-	uint32_t reorder_timeout_us;
+	uint32_t reorder_timeout_us;	/**< Hold behind a gap when the paths' delays agree. */
+	uint32_t reorder_timeout_max_us;	/**< Longest hold the paths' delay spread may
+						 *   add up to (sb_dp_rx.c); <=
+						 *   reorder_timeout_us: the hold stays fixed. */
 	enum sb_reorder_late_policy late_policy;
 	uint32_t max_backlog_us;	/**< Per-path queue model limit (sb_sched.h). */
 	uint16_t burst;			/**< Frames per rx/tx burst, <= SB_BURST_MAX. */
@@ -240,6 +243,8 @@ struct sb_snapshot {
 		struct sb_path_data path_data[SB_PEER_MAX_PATHS];	/**< Data counts. */
 		struct sb_reorder_stats reorder;
 		uint64_t hold_now;	/**< TSC cycles the oldest held frame has waited. */
+		uint64_t timeout;	/**< The window's hold now, TSC cycles. */
+		uint32_t delay_spread_us;	/**< The peer's paths' delay spread. */
 	} peer[SB_MAX_PEERS];
 };
 

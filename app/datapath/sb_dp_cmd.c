@@ -83,6 +83,8 @@ snapshot_rx(struct sb_dp *dp, struct sb_dp_rx *rx, struct sb_snapshot *snap, uin
 		sp->rx_next_seq = sb_reorder_next_seq(rp->reorder);
 		sb_reorder_stats_get(rp->reorder, &sp->reorder);
 		sp->hold_now = sb_reorder_hold_now(rp->reorder, now);
+		sp->timeout = rp->timeout_set;
+		sp->delay_spread_us = __atomic_load_n(&rp->delay_spread_us, __ATOMIC_RELAXED);
 	}
 }
 
@@ -260,10 +262,13 @@ cmd_apply(struct sb_dp_worker *w, struct sb_cmd *cmd, uint64_t now)
 		if (rx == NULL)
 			break;
 		rx->reorder_timeout = cmd->value * dp->hz / 1000000;
+		/* The new floor; the delay spread is added back at the next drain. */
 		for (i = rx->id; i < SB_MAX_PEERS; i += dp->n_rx)
-			if (dp->rx_peer[i].reorder != NULL)
+			if (dp->rx_peer[i].reorder != NULL) {
 				sb_reorder_set_timeout(dp->rx_peer[i].reorder,
 					rx->reorder_timeout);
+				dp->rx_peer[i].timeout_set = rx->reorder_timeout;
+			}
 		break;
 	case SB_CMD_SET_HELLO_INTERVAL:
 		if (cmd->value == 0 || cmd->value > UINT16_MAX) {

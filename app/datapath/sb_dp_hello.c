@@ -188,6 +188,17 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 	}
 }
 
+/* Peer @p pi's delay spread for the owner of its window (sb_dp_rx.c, timeout_follow()),
+ * in steps of 250 us: the owner's cache line is written when it moves, not at every hello. */
+static inline void
+spread_publish(struct sb_dp *dp, unsigned int pi)
+{
+	uint32_t v = (sb_peer_delay_spread_us(&dp->tx->peers, pi) + 249) / 250 * 250;
+
+	if (v != __atomic_load_n(&dp->rx_peer[pi].delay_spread_us, __ATOMIC_RELAXED))
+		__atomic_store_n(&dp->rx_peer[pi].delay_spread_us, v, __ATOMIC_RELAXED);
+}
+
 unsigned int
 sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 {
@@ -216,10 +227,13 @@ sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 				tx->stats->rx_hello_not_ours++;
 			} else {
 				tx->stats->rx_hello++;
-				if (sb_peer_hello_rx(&tx->peers, index, buf + SB_ETH_ALEN, &h,
-						rte_pktmbuf_pkt_len(m[i]), tx->port[index].mtu,
-						now) < 0)
+				int pi = sb_peer_hello_rx(&tx->peers, index, buf + SB_ETH_ALEN,
+					&h, rte_pktmbuf_pkt_len(m[i]), tx->port[index].mtu, now);
+
+				if (pi < 0)
 					tx->stats->rx_hello_rejected++;
+				else
+					spread_publish(dp, (unsigned int)pi);
 			}
 			rte_pktmbuf_free(m[i]);
 		}

@@ -143,6 +143,10 @@ struct sb_dp_rx_peer {
 	uint64_t path_rx_bytes[SB_PEER_MAX_PATHS];
 	/** Data counts per path, read by the TX worker for its hello entries. */
 	struct sb_path_data data[SB_PEER_MAX_PATHS];
+	/** The peer's delay spread (sb_peer_delay_spread_us()), us: written by the TX
+	 *  worker as hellos come, read by the window's owner. */
+	uint32_t delay_spread_us;
+	uint64_t timeout_set;		/**< The hold the window has now, TSC cycles (owner). */
 } __rte_cache_aligned;
 
 /** Messages the TX worker sends every RX worker (their msg_ring). */
@@ -180,7 +184,9 @@ struct sb_dp_rx {
 	unsigned int port_next;		/**< Of its ports, the one read first: 0, or the first
 					 *   one a budget-limited round left unread. */
 	struct sb_txq pt_txq[SB_MAX_PORTS];	/**< Raw frames for passthrough (by index). */
-	uint64_t reorder_timeout;	/**< TSC cycles. */
+	uint64_t reorder_timeout;	/**< TSC cycles: the hold when the paths' delays
+					 *   agree (reorder_timeout_us, or the console's). */
+	uint64_t reorder_timeout_max;	/**< TSC cycles: the most the spread may raise it to. */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
 };

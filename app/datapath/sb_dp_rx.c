@@ -147,6 +147,28 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 }
 
 /*
+ * The hold of a peer's window: the configured timeout, which covers jitter and stalls,
+ * plus how much later the peer's slowest path delivers than its fastest (the TX worker
+ * publishes it from the hellos: sb_peer_delay_spread_us()), at most reorder_timeout_max.
+ * A frame on the slow path arrives that much after later frames on the fast one; a fixed
+ * hold shorter than that drops it as late, and a fixed hold long enough for the worst
+ * spread makes every loss the RFC 1990 rule cannot resolve wait that long.
+ */
+static inline void
+timeout_follow(struct sb_dp *dp, struct sb_dp_rx *rx, struct sb_dp_rx_peer *rp)
+{
+	uint64_t to = rx->reorder_timeout;
+
+	if (rx->reorder_timeout_max > to)
+		to = RTE_MIN(to + (uint64_t)__atomic_load_n(&rp->delay_spread_us,
+			__ATOMIC_RELAXED) * dp->hz / 1000000, rx->reorder_timeout_max);
+	if (to != rp->timeout_set) {
+		sb_reorder_set_timeout(rp->reorder, to);
+		rp->timeout_set = to;
+	}
+}
+
+/*
  * Move what this worker's windows can release to its exception queue: at most @p room frames
  * (the rest stays in the windows, in order, for the next iteration), or everything when
  * @p room is UINT_MAX.
@@ -162,6 +184,7 @@ release_in_order(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, unsigned i
 
 		if (r == NULL)
 			continue;
+		timeout_follow(dp, rx, &dp->rx_peer[i]);
 		do {
 			want = RTE_MIN(room, (unsigned int)RTE_DIM(out));
 			n = sb_reorder_drain(r, (void **)out, want, now);
@@ -307,6 +330,7 @@ window_create(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer)
 	if (rp->reorder != NULL)
 		return;
 	rp->reorder = sb_reorder_create(&rc);
+	rp->timeout_set = rc.timeout;
 	if (rp->reorder == NULL)
 		DP_LOG(ERR, "peer %u: no memory for its reorder window: its data is dropped",
 			rx->map.peer[peer].host_id);

@@ -260,10 +260,13 @@ owd_sample(struct sb_path_rx *rx, uint32_t raw)
 {
 	if (!rx->owd_valid) {
 		rx->owd_raw_min = rx->owd_raw_min_prev = rx->owd_raw_last = raw;
+		rx->owd_raw_avg = raw;
 		rx->owd_valid = 1;
 		return;
 	}
 	rx->owd_raw_last = raw;
+	/* Differences mod 2^32: the scale has an arbitrary offset and wraps. */
+	rx->owd_raw_avg += (uint32_t)((int32_t)(raw - rx->owd_raw_avg) / 8);
 	if ((int32_t)(raw - rx->owd_raw_min) < 0)
 		rx->owd_raw_min = raw;
 }
@@ -282,6 +285,46 @@ owd_epoch(struct sb_peer_table *t, struct sb_peer *p, uint64_t now)
 		rx->owd_raw_min_prev = rx->owd_raw_min;
 		rx->owd_raw_min = rx->owd_raw_last;
 	}
+}
+
+/* The spread of peer @p p's delays now (see sb_peer_delay_spread_us()), into its buckets. */
+static void
+spread_update(struct sb_peer_table *t, struct sb_peer *p, uint64_t now)
+{
+	int32_t lo = 0, hi = 0;
+	uint32_t base = 0;
+	bool have = false;
+	unsigned int j;
+
+	if (now - p->spread_epoch >= t->conf.hz) {
+		p->spread_epoch = now;
+		p->spread_us[1] = p->spread_us[0];
+		p->spread_us[0] = 0;
+	}
+	for (j = 0; j < p->n_paths; j++) {
+		const struct sb_path *path = &p->path[j];
+		int32_t d;
+
+		if (path->state != SB_PATH_UP || !path->fb.remote_tx || !path->rx.owd_valid)
+			continue;
+		if (!have) {
+			base = path->rx.owd_raw_avg;
+			have = true;
+		}
+		d = (int32_t)(path->rx.owd_raw_avg - base);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	if ((uint32_t)(hi - lo) > p->spread_us[0])
+		p->spread_us[0] = (uint32_t)(hi - lo);
+}
+
+uint32_t
+sb_peer_delay_spread_us(const struct sb_peer_table *t, unsigned int peer)
+{
+	const struct sb_peer *p = &t->peer[peer];
+
+	return p->spread_us[0] > p->spread_us[1] ? p->spread_us[0] : p->spread_us[1];
 }
 
 static uint32_t
@@ -464,6 +507,7 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		path->rx.last_probe = now;
 	owd_epoch(t, p, now);
 	owd_sample(&path->rx, sb_peer_clock_us(t, now) - h->tx_time_us);
+	spread_update(t, &t->peer[idx], now);
 
 	/* The peer's report on our frames: the entry naming us and this port. */
 	for (i = 0; i < h->n_entries; i++) {

@@ -84,6 +84,8 @@ struct sb_path_rx {
 	uint32_t owd_raw_min;		/**< Smallest (receive us - send us) this epoch. */
 	uint32_t owd_raw_min_prev;	/**< ... and the epoch before (windowed minimum). */
 	uint32_t owd_raw_last;		/**< Latest sample. */
+	uint32_t owd_raw_avg;		/**< Moving mean of the samples (1/8 each), same scale:
+					 *   one late sample (a stalled lcore) moves it an eighth. */
 	uint64_t rate_mark_time;	/**< Delivered-rate measurement start, clock units. */
 	uint64_t rate_mark_bytes;
 	uint32_t rate_kbps;		/**< Delivered rate over the last report interval. */
@@ -193,6 +195,9 @@ struct sb_peer {
 	uint64_t resumed;		/**< When it was last heard again after more than two of
 					 *   its hello intervals without a hello on any path;
 					 *   0 never (sb_peer_tick()). */
+	uint64_t spread_epoch;		/**< Start of the current delay-spread bucket. */
+	uint32_t spread_us[2];		/**< Largest delay spread seen this second and the
+					 *   one before (sb_peer_delay_spread_us()). */
 	struct sb_path path[SB_PEER_MAX_PATHS];
 };
 
@@ -433,6 +438,19 @@ unsigned int sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_p
  */
 unsigned int sb_peer_hello_entry_path(struct sb_peer_table *t, unsigned int peer,
 	unsigned int path, uint64_t now, bool port_busy, struct sb_hello_entry *e);
+
+/**
+ * How much later the peer's frames arrive on its slowest path than on its fastest, as its
+ * hellos measure it: over the paths the peer sends data on (UP, and its hellos say TX), the
+ * largest minus the smallest moving mean of the one-way delay (queueing included), the
+ * largest such spread of the last 1-2 s. A frame sent on the slow path arrives that much
+ * after frames sent after it on the fast one, so a reorder window must hold a gap at least
+ * that long or drop the frame as late (docs/design.md, "Reorder timeout").
+ *
+ * @param peer  Peer index (< n_peers).
+ * @return the spread in microseconds; 0 when fewer than two such paths have samples.
+ */
+uint32_t sb_peer_delay_spread_us(const struct sb_peer_table *t, unsigned int peer);
 
 /** Empty map. */
 void sb_peer_map_init(struct sb_peer_map *m);

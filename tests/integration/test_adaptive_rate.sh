@@ -18,7 +18,8 @@
 #     receiver's OFO queue is printed beside the retransmissions: it fills only behind real
 #     losses at the bottleneck. BBR is printed, not asserted: it caps what it has in flight
 #     at twice the bandwidth times the smallest RTT it saw, the fast path's, too little to
-#     fill a path 5-10 ms longer.
+#     fill a path 5-10 ms longer. The receiver's hold behind a gap is the 30 ms floor plus
+#     the delay spread it measured (d ms, -2/+8), within 1 ms of that sum, at most 50 ms.
 #  4. Two senders into one receiver (3 hosts, 4 switches, 4 x 100): a -> c and b -> c at
 #     once share c's ports: together goal >= 90 % of c's capacity (floor 75 %), Jain
 #     fairness goal >= 0.95 (floor 0.90).
@@ -189,6 +190,17 @@ for d in 5 10; do
 		((try < 3)) || fail "delays 0/$d ms: no stream of 3 at >= 0.55 without late frames" \
 			"(last: ratio $ratio, $late late frames, $n machine freezes)"
 	done
+	# b's window for a holds a gap for the 30 ms floor plus the paths' delay spread, about
+	# d ms, at most reorder_timeout_max_us (50 ms; docs/design.md, "Reorder timeout").
+	read -r spread hold < <(sb_telemetry b /seqbond/reorder,1 | python3 -c 'import json, sys
+d = json.load(sys.stdin)["1"]
+print(d["delay_spread_us"], d["timeout_us"])')
+	want=$((30000 + spread < 50000 ? 30000 + spread : 50000))
+	info "delays 0/$d ms: b's delay spread for a $spread us, hold $hold us (expected $want)"
+	((spread >= (d - 2) * 1000 && spread <= (d + 8) * 1000)) ||
+		fail "delays 0/$d ms: delay spread $spread us, expected about $((d * 1000))"
+	((hold >= want - 1000 && hold <= want + 1000)) ||
+		fail "delays 0/$d ms: hold $hold us, expected $want (30 ms + the spread, at most 50)"
 	delay_stream "$d" bbr
 	sb_down
 done

@@ -766,6 +766,79 @@ test_unicast_seq(void)
 	}
 }
 
+/* One hello from host 7's port @p port to @p r, sent @p delay_us before now, listing r's
+ * same port with @p flags (SB_ENTRY_F_TX: host 7 sends data there). */
+static void
+spread_hello(struct host *r, unsigned int port, uint32_t delay_us, uint8_t flags)
+{
+	static const uint8_t group[6] = SB_HELLO_MAC;
+	static uint32_t seq[N_PORTS];
+	struct sb_hello_entry e = { .host_id = r->id, .port = (uint8_t)port, .flags = flags };
+	struct sb_hello h = {
+		.host_id = 7, .instance = 77, .agg_mac = { 0x02, 0x53, 0x42, 0, 0, 7 },
+		.port_index = (uint8_t)port, .n_ports = N_PORTS, .rate_kbps = 100000,
+		.interval_ms = INTERVAL, .mtu = MTU, .multiplier = MULT,
+		.hello_seq = seq[port]++, .n_entries = 1,
+		.tx_time_us = sb_peer_clock_us(&r->t, r->now) - delay_us,
+	};
+	uint8_t buf[256], mac[6];
+	struct sb_hello d;
+	size_t len;
+
+	port_mac(mac, 7, port);
+	len = sb_wire_put_hello(buf, sizeof(buf), group, mac, port, &h, &e, 0);
+	SB_CHECK(len > 0 && sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &d) ==
+		SB_WIRE_OK, "spread hello encodes");
+	SB_CHECK(sb_peer_hello_rx(&r->t, port, mac, &d, len, MTU, r->now) == 0,
+		"spread hello taken");
+}
+
+/* @p ms of hellos on both ports, the given one-way delays and entry flags. */
+static void
+spread_run(struct host *r, unsigned int ms, uint32_t d0, uint32_t d1, uint8_t f1)
+{
+	unsigned int t;
+
+	for (t = 0; t < ms; t += INTERVAL) {
+		r->now += INTERVAL * MS;
+		spread_hello(r, 0, d0, SB_ENTRY_F_TX | SB_ENTRY_F_MTU_OK);
+		spread_hello(r, 1, d1, f1);
+		sb_peer_tick(&r->t, r->now);
+	}
+}
+
+/*
+ * The delay spread that lengthens a reorder window's hold (sb_peer_delay_spread_us()):
+ * paths of 1 and 21 ms give 20 ms; one hello held 40 ms longer (a stalled lcore) moves it by
+ * an eighth of that, not all of it; it falls back within 2 s once the delays agree; a path
+ * the peer sends no data on does not count.
+ */
+static void
+test_delay_spread(void)
+{
+	static struct host r;
+	const uint8_t tx = SB_ENTRY_F_TX | SB_ENTRY_F_MTU_OK;
+	uint32_t s;
+
+	host_init(&r, 5);
+	r.now = 1000 * MS;
+	spread_run(&r, 300, 1000, 21000, tx);
+	SB_CHECK(r.t.n_peers == 1 && r.t.peer[0].n_up == 2, "spread: both paths up");
+	s = sb_peer_delay_spread_us(&r.t, 0);
+	SB_CHECK(s >= 19500 && s <= 20500, "paths of 1 and 21 ms: spread %u us", s);
+	r.now += INTERVAL * MS;
+	spread_hello(&r, 1, 61000, tx);
+	s = sb_peer_delay_spread_us(&r.t, 0);
+	SB_CHECK(s >= 24000 && s <= 25500, "one hello 40 ms late moves it an eighth: %u us", s);
+	spread_run(&r, 2500, 1000, 1000, tx);
+	s = sb_peer_delay_spread_us(&r.t, 0);
+	SB_CHECK(s < 1000, "delays agree again: spread %u us after 2.5 s", s);
+	spread_run(&r, 2500, 1000, 21000, SB_ENTRY_F_MTU_OK);
+	s = sb_peer_delay_spread_us(&r.t, 0);
+	SB_CHECK(s == 0 && r.t.peer[0].n_up == 2,
+		"a path the peer sends no data on does not count: %u us", s);
+}
+
 int
 main(void)
 {
@@ -789,5 +862,6 @@ main(void)
 	test_resume_skew();
 	test_partial_and_refusals();
 	test_unicast_seq();
+	test_delay_spread();
 	return sb_test_summary("test_peer");
 }
