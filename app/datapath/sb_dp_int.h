@@ -187,6 +187,8 @@ struct sb_dp_rx {
 	uint64_t reorder_timeout;	/**< TSC cycles: the hold when the paths' delays
 					 *   agree (reorder_timeout_us, or the console's). */
 	uint64_t reorder_timeout_max;	/**< TSC cycles: the most the spread may raise it to. */
+	uint64_t busy_peers;		/**< Bit per peer (index) whose window may own frames:
+					 *   set by an insert, cleared by a drain that empties it. */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
 };

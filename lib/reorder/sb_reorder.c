@@ -666,6 +666,12 @@ sb_reorder_drain(struct sb_reorder *r, void **objs, unsigned int n, uint64_t now
 	return cnt;
 }
 
+unsigned int
+sb_reorder_owned(const struct sb_reorder *r)
+{
+	return r->held + pend_count(r) + (r->ready_tail - r->ready_head);
+}
+
 void
 sb_reorder_stats_get(const struct sb_reorder *r, struct sb_reorder_stats *st)
 {

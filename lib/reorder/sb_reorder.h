@@ -189,6 +189,13 @@ void sb_reorder_stats_foreach(const struct sb_reorder_stats *st, uint64_t hz,
  */
 uint64_t sb_reorder_hold_now(const struct sb_reorder *r, uint64_t now);
 
+/**
+ * @return frames the window owns: held behind a gap or ready for the next drain. While it
+ *   is 0 a drain has nothing to release and no gap to time out, so a caller with many idle
+ *   windows may skip them until it inserts again.
+ */
+unsigned int sb_reorder_owned(const struct sb_reorder *r);
+
 /** @return the next sequence number the window expects (undefined before the first frame). */
 uint32_t sb_reorder_next_seq(const struct sb_reorder *r);
 
