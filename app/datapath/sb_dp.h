@@ -136,6 +136,8 @@ struct sb_dp_stats {
 	uint64_t tx_hello;		/**< Hellos sent (probes included). */
 	uint64_t hello_slow;		/**< Times the host went idle and slowed its hellos. */
 	uint64_t tx_probe;		/**< Full-size probes among them. */
+	uint64_t tx_probe_elided;	/**< Unicast probes not sent: full-size DATA on the
+					 *   path since the last proved its MTU. */
 	uint64_t tx_hello_unicast;	/**< Hellos among them sent to one peer port at the
 					 *   fast pace, the port's group hellos being at the
 					 *   idle pace (hello_unicast). */

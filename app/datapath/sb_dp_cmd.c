@@ -83,7 +83,7 @@ snapshot_rx(struct sb_dp *dp, struct sb_dp_rx *rx, struct sb_snapshot *snap, uin
 		sp->rx_next_seq = sb_reorder_next_seq(rp->reorder);
 		sb_reorder_stats_get(rp->reorder, &sp->reorder);
 		sp->hold_now = sb_reorder_hold_now(rp->reorder, now);
-		sp->timeout = rp->timeout_set;
+		sp->timeout = sb_dp_rx_hold(dp, rx, rp);
 		sp->delay_spread_us = __atomic_load_n(&rp->delay_spread_us, __ATOMIC_RELAXED);
 	}
 }

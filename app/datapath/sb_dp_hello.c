@@ -49,6 +49,7 @@ sb_dp_data_counts(void *arg, unsigned int peer, unsigned int path, struct sb_pat
 	out->frames = __atomic_load_n(&d->frames, __ATOMIC_RELAXED);
 	out->lost = __atomic_load_n(&d->lost, __ATOMIC_RELAXED);
 	out->bytes = __atomic_load_n(&d->bytes, __ATOMIC_RELAXED);
+	out->full = __atomic_load_n(&d->full, __ATOMIC_RELAXED);
 }
 
 /* The queue edpf builds on purpose on path @p j (sb_sched_eligible()'s arrival horizon): up
@@ -627,6 +628,18 @@ port_hellos_unicast(struct sb_dp *dp, struct sb_dp_port *p, uint32_t bit, bool r
 				continue;
 			if ((probe || tp->use_new) && tx->probe_period != 0)
 				pad = RTE_MIN(path->remote_mtu, p->mtu) + SB_ETH_HLEN;
+			/* A path that carried DATA at the peer port's full MTU since its last
+			 * probe round needs no probe: the peer counts such frames as one (a
+			 * blade's probes were a third of the hello bytes into a gateway port
+			 * under 16 -> 1; docs/design.md, "Unicast hellos"). Only where our MTU
+			 * reaches the peer's: our frames could not reach its threshold else. */
+			if (pad != 0 && !tp->use_new && p->mtu >= path->remote_mtu &&
+					tp->full_tx[j] != tp->full_tx_probed[j]) {
+				pad = 0;
+				tx->stats->tx_probe_elided++;
+			}
+			if (probe || tp->use_new)
+				tp->full_tx_probed[j] = tp->full_tx[j];
 			hello_send(dp, p, path->remote_mac, pad, tp->use_ended ? idle : fast,
 				&(struct hello_path){ i, j, &tp->uc_seq[j] }, now);
 			tx->stats->tx_hello_unicast++;

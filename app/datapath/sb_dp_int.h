@@ -129,6 +129,9 @@ struct sb_dp_tx_peer {
 	uint8_t use_ended;		/**< Just went out of use: a last unicast round
 					 *   announces the idle pace. */
 	uint32_t uc_seq[SB_PEER_MAX_PATHS];	/**< Next unicast hello's number per path. */
+	/** DATA frames sent per path at the peer port's full MTU (they prove the path MTU
+	 *  as a probe does), and their count at the path's last unicast probe round. */
+	uint32_t full_tx[SB_PEER_MAX_PATHS], full_tx_probed[SB_PEER_MAX_PATHS];
 	/* Frames from the kernel for this peer, set aside while every path to it was full
 	 * so that frames for other peers behind them could go (sb_dp_tx_exception()); a FIFO,
 	 * sent before anything newer for this peer. */
@@ -316,6 +319,13 @@ void sb_dp_rx_settle(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now);
 void sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx);
 /** RX worker: hand its exception and passthrough queues to the kernel (sb_dp_rx.c). */
 unsigned int sb_dp_rx_flush(struct sb_dp *dp, struct sb_dp_rx *rx);
+/**
+ * The hold of a peer's reorder window now, TSC cycles: the RX worker's reorder_timeout plus
+ * the peer's delay spread (rp->delay_spread_us), at most reorder_timeout_max
+ * (docs/design.md, "Reorder timeout"). The window takes it before its next drain.
+ */
+uint64_t sb_dp_rx_hold(const struct sb_dp *dp, const struct sb_dp_rx *rx,
+	const struct sb_dp_rx_peer *rp);
 
 /** TX worker: read the exception path, add shims, stripe onto port queues (sb_dp_tx.c). */
 unsigned int sb_dp_tx_exception(struct sb_dp *dp, uint64_t now);

@@ -113,7 +113,8 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 	st->rx_data++;
 	rp->path_rx[path]++;
 	rp->path_rx_bytes[path] += wire_len;
-	sb_path_data_account(&rp->data[path], shim.path_seq, wire_len);
+	sb_path_data_account(&rp->data[path], shim.path_seq, wire_len,
+		(uint32_t)dp->conf.port[index].mtu + SB_ETH_HLEN);
 	/* Data on a path makes it count in the loss rule until the peer says it stopped
 	 * (SB_DP_MSG_RX_IDLE): activated before the frame goes in, so no gap this path
 	 * could still fill is declared lost meanwhile. */
@@ -155,14 +156,24 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
  * hold shorter than that drops it as late, and a fixed hold long enough for the worst
  * spread makes every loss the RFC 1990 rule cannot resolve wait that long.
  */
-static inline void
-timeout_follow(struct sb_dp *dp, struct sb_dp_rx *rx, struct sb_dp_rx_peer *rp)
+uint64_t
+sb_dp_rx_hold(const struct sb_dp *dp, const struct sb_dp_rx *rx, const struct sb_dp_rx_peer *rp)
 {
 	uint64_t to = rx->reorder_timeout;
 
 	if (rx->reorder_timeout_max > to)
 		to = RTE_MIN(to + (uint64_t)__atomic_load_n(&rp->delay_spread_us,
 			__ATOMIC_RELAXED) * dp->hz / 1000000, rx->reorder_timeout_max);
+	return to;
+}
+
+/* The window takes the hold before it drains (an empty window is not drained: it has no
+ * gap to time out, and takes the hold with its next frame). */
+static inline void
+timeout_follow(struct sb_dp *dp, struct sb_dp_rx *rx, struct sb_dp_rx_peer *rp)
+{
+	uint64_t to = sb_dp_rx_hold(dp, rx, rp);
+
 	if (to != rp->timeout_set) {
 		sb_reorder_set_timeout(rp->reorder, to);
 		rp->timeout_set = to;

@@ -174,6 +174,10 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 		dpeer->rbusy_ns[path->remote_port] = dpeer->view.path[j].rbusy_until_ns;
 	dpeer->path_tx[j]++;
 	dpeer->path_tx_bytes[j] += wire_len;
+	/* At the peer port's MTU: the peer counts it as proof of the path MTU
+	 * (sb_dp_hello.c, port_hellos_unicast()). */
+	if (wire_len >= (uint32_t)path->remote_mtu + SB_ETH_HLEN)
+		dpeer->full_tx[j]++;
 	if (sb_txq_put(&p->txq, m, &st->tx_queue_drop)) {
 		st->tx_data++;
 		st->tx_data_bytes += wire_len;

@@ -671,6 +671,12 @@ entry_fill(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t no
 
 	if (t->conf.data_rx != NULL)
 		t->conf.data_rx(t->conf.event_arg, pi, j, &d);
+	/* DATA at our port's full MTU arrived since the last entry: the path MTU holds, as a
+	 * probe would have shown (the sender then leaves its probe out). */
+	if (d.full != rx->full_seen) {
+		rx->full_seen = d.full;
+		rx->last_probe = now;
+	}
 	bytes = rx->hello_bytes + d.bytes;
 	if (rx->rate_mark_time != 0 && now > rx->rate_mark_time && bytes >= rx->rate_mark_bytes)
 		rx->rate_kbps = (uint32_t)((bytes - rx->rate_mark_bytes) * 8 * t->conf.hz /

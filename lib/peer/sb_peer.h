@@ -84,6 +84,7 @@ struct sb_path_rx {
 	uint32_t owd_raw_min;		/**< Smallest (receive us - send us) this epoch. */
 	uint32_t owd_raw_min_prev;	/**< ... and the epoch before (windowed minimum). */
 	uint32_t owd_raw_last;		/**< Latest sample. */
+	uint32_t full_seen;		/**< sb_path_data.full at the last entry written. */
 	uint32_t owd_raw_avg;		/**< Moving mean of the samples (1/8 each), same scale:
 					 *   one late sample (a stalled lcore) moves it an eighth. */
 	uint64_t rate_mark_time;	/**< Delivered-rate measurement start, clock units. */
@@ -100,6 +101,9 @@ struct sb_path_data {
 	uint64_t bytes;			/**< Wire bytes received. */
 	uint32_t frames;		/**< Frames received (wraps). */
 	uint32_t lost;			/**< Missing by the shim's path sequence number (wraps). */
+	uint32_t full;			/**< Frames at least @p full_len long (wraps): at the
+					 *   receiving port's MTU, they prove the path MTU as a
+					 *   probe does. */
 	uint8_t next_pseq;		/**< Expected path sequence number. */
 	uint8_t valid;			/**< next_pseq is meaningful. */
 };
@@ -111,14 +115,19 @@ struct sb_path_data {
  * else changes.
  * @param path_seq  The shim's path sequence number.
  * @param wire_len  Bytes on the wire.
+ * @param full_len  The receiving port's MTU + 14: a frame this long proves the path's MTU
+ *   (the table takes it as a full-size probe from the peer; sb_peer_hello_entries()).
  */
 static inline void
-sb_path_data_account(struct sb_path_data *d, uint8_t path_seq, uint32_t wire_len)
+sb_path_data_account(struct sb_path_data *d, uint8_t path_seq, uint32_t wire_len,
+	uint32_t full_len)
 {
 	uint8_t gap = (uint8_t)(path_seq - d->next_pseq);
 
 	d->frames++;
 	d->bytes += wire_len;
+	if (wire_len >= full_len)
+		d->full++;
 	if (!d->valid || gap < 128) {
 		if (d->valid)
 			d->lost += gap;

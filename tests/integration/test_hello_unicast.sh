@@ -4,7 +4,8 @@
 # the fast pace and send their group hellos at the idle pace: b hears a at least 60 times a
 # second per path (100 nominal), c at most 15 (10 nominal), and a counts unicast hellos
 # (tx_hello_unicast). A cut of a's port 1 towards b is still detected at both ends within the
-# fast detection time (10 ms x 4) plus slack; a cut of a's port 0 towards c, which is idle
+# fast detection time (10 ms x 4) plus slack; a leaves unicast probes out on paths that carry
+# full-size data and no path leaves the stripe for its MTU; a cut of a's port 0 towards c, which is idle
 # towards a, within the idle one (100 ms x 4) plus slack; no other a <-> b path goes down.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +52,14 @@ info "a streaming to b, ${dt} s: b hears a $rb hellos a second per path, c $rc; 
 ((rb >= 60)) || fail "b hears a only $rb hellos a second per path: not the fast pace"
 ((rc <= 15)) || fail "c hears a $rc hellos a second per path: not the idle pace"
 ((ru >= 60)) || fail "a sends only $ru unicast hellos a second per port"
+# A path carrying full-size data needs no probe (docs/design.md, "Unicast hellos"): a left
+# probes out, and b, which counts that data as proof of the MTU, never reported an MTU
+# fault (the path would have left a's stripe).
+el=$(key a tx_probe_elided)
+info "a left out $el unicast probes"
+((el > 0)) || fail "a sent every unicast probe despite full-size data on its paths"
+! grep -E "peer 2 path [0-9]+ out of the stripe: mtu" "$SEQBOND_TESTBED_DIR/a.log" ||
+	fail "a took a path to b out of the stripe for its MTU"
 
 # cut_case WHAT PEER ID PORT LIMIT: cut a's PORT towards PEER (host id ID) and check that both
 # ends logged that path down within LIMIT s of the rule in place; then heal.

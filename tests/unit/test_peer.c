@@ -518,6 +518,37 @@ test_mtu(void)
 	run(PROBE_MS + 3 * INTERVAL);
 	SB_CHECK(pa->usable && pb->usable, "back when probes return");
 	SB_CHECK(event_at(a, SB_PEER_EV_STRIPE_IN, 0, t0) != 0, "a: stripe-in event");
+
+	/* DATA at b's full MTU proves the path as probes do: a's probes to b dropped, a frame
+	 * of 14 + MTU bytes every interval keeps the path in a's stripe for 1 s; frames one
+	 * byte short do not, and it leaves within 1 s. */
+	{
+		unsigned int pj = (unsigned int)(pb - b->t.peer[0].path), k;
+		uint8_t seq = 0;
+
+		net.max_len[0][1][0] = 600;
+		t0 = clock_now;
+		for (k = 0; k < 100; k++) {
+			sb_path_data_account(&b->data[0][pj], seq++, MTU + SB_ETH_HLEN,
+				MTU + SB_ETH_HLEN);
+			run(INTERVAL);
+		}
+		SB_CHECK(pa->usable && event_at(a, SB_PEER_EV_STRIPE_OUT, 0, t0) == 0,
+			"full-size data, no probe: a keeps the path in the stripe 1 s");
+		t0 = clock_now;
+		for (k = 0; k < 100; k++) {
+			sb_path_data_account(&b->data[0][pj], seq++, MTU + SB_ETH_HLEN - 1,
+				MTU + SB_ETH_HLEN);
+			run(INTERVAL);
+		}
+		ta = event_at(a, SB_PEER_EV_STRIPE_OUT, 0, t0);
+		SB_CHECK(ta != 0 && ta - t0 < 1000 * MS && pa->fault == SB_FAULT_MTU,
+			"shorter data proves nothing: out of the stripe in %llu us",
+			(unsigned long long)(ta - t0));
+		net.max_len[0][1][0] = 0;
+		run(PROBE_MS + 3 * INTERVAL);
+		SB_CHECK(pa->usable && pb->usable, "back when probes return (2)");
+	}
 }
 
 /* Data a -> b on paths 1 and, when @p loss0_pct >= 0, 0 too, for @p ms; @p loss_pct of it
@@ -536,9 +567,9 @@ data_run2(unsigned int ms, unsigned int loss_pct, int loss0_pct, uint8_t *pseq)
 			uint8_t s = (*pseq)++, s0 = pseq0++;
 
 			if ((i * 20 + k) % 100 >= loss_pct)
-				sb_path_data_account(&b->data[0][path], s, 1500);
+				sb_path_data_account(&b->data[0][path], s, 1500, MTU + SB_ETH_HLEN);
 			if (loss0_pct >= 0 && (int)((i * 20 + k) % 100) >= loss0_pct)
-				sb_path_data_account(&b->data[0][path0], s0, 1500);
+				sb_path_data_account(&b->data[0][path0], s0, 1500, MTU + SB_ETH_HLEN);
 		}
 		run(1);
 	}
