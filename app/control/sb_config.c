@@ -292,6 +292,12 @@ key_hello_unicast(struct cfg_ctx *x)
 }
 
 static int
+key_hello_brief(struct cfg_ctx *x)
+{
+	return parse_on_off(x, &x->c->hello_brief);
+}
+
+static int
 key_queue_target(struct cfg_ctx *x)
 {
 	return parse_u32(x, 100, 1000000, &x->c->queue_target_us);
@@ -345,6 +351,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "peer_silence_hold_ms", key_peer_silence_hold },
 	{ "hello_idle_interval_ms", key_hello_idle_interval },
 	{ "hello_unicast", key_hello_unicast },
+	{ "hello_brief", key_hello_brief },
 	{ "reorder_window", key_reorder_window },
 	{ "reorder_timeout_us", key_reorder_timeout },
 	{ "reorder_timeout_max_us", key_reorder_timeout_max },
@@ -439,6 +446,7 @@ sb_config_defaults(struct sb_config *c)
 	c->peer_silence_hold_ms = 200;
 	c->hello_idle_interval_ms = 100;
 	c->hello_unicast = true;
+	c->hello_brief = true;
 	c->reorder_window = 4096;
 	c->reorder_timeout_us = 10000;
 	c->reorder_timeout_max_us = 50000;
@@ -813,6 +821,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "peer_silence_hold_ms", c->peer_silence_hold_ms);
 	set_u(cfg, "seqbond", "hello_idle_interval_ms", c->hello_idle_interval_ms);
 	rte_cfgfile_add_entry(cfg, "seqbond", "hello_unicast", c->hello_unicast ? "on" : "off");
+	rte_cfgfile_add_entry(cfg, "seqbond", "hello_brief", c->hello_brief ? "on" : "off");
 	set_u(cfg, "seqbond", "reorder_window", c->reorder_window);
 	set_u(cfg, "seqbond", "reorder_timeout_us", c->reorder_timeout_us);
 	set_u(cfg, "seqbond", "reorder_timeout_max_us", c->reorder_timeout_max_us);
@@ -902,6 +911,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.peer_silence_hold_ms = c->peer_silence_hold_ms,
 		.hello_idle_interval_ms = c->hello_idle_interval_ms,
 		.hello_unicast = c->hello_unicast,
+		.hello_brief = c->hello_brief,
 		.reorder_window = c->reorder_window,
 		.reorder_timeout_us = c->reorder_timeout_us,
 		.reorder_timeout_max_us = c->reorder_timeout_max_us,

@@ -63,6 +63,8 @@ struct sb_config {
 						 *   traffic (0: always hello_interval_ms). */
 	bool hello_unicast;		/**< Fast hellos unicast to the peers in use where
 					 *   that is cheaper than one group hello. */
+	bool hello_brief;		/**< Group hellos at the idle pace with brief
+					 *   entries (SB_HELLO_F_BRIEF). */
 	uint32_t mtu_probe_interval_ms;	/**< Full-size probes per port; 0: none. */
 	uint32_t path_loss_max_pct;	/**< A path losing more leaves the stripe; 0: never. */
 	uint32_t path_loss_window_ms;	/**< ... measured over this span. */

@@ -58,6 +58,8 @@ struct sb_dp_conf {
 					 *   peers in use are few hellos them unicast at the
 					 *   fast pace and everyone else at the idle pace
 					 *   (sb_dp_hello.c, "Unicast hellos"). */
+	bool hello_brief;		/**< Group hellos at the idle pace (probes aside)
+					 *   carry brief entries (SB_HELLO_F_BRIEF). */
 	uint32_t reorder_window;	/**< Frames, power of two. */
 	uint32_t reorder_timeout_us;	/**< Hold behind a gap when the paths' delays agree. */
 	uint32_t reorder_timeout_max_us;	/**< Longest hold the paths' delay spread may
@@ -141,6 +143,8 @@ struct sb_dp_stats {
 	uint64_t tx_hello_unicast;	/**< Hellos among them sent to one peer port at the
 					 *   fast pace, the port's group hellos being at the
 					 *   idle pace (hello_unicast). */
+	uint64_t tx_hello_brief;	/**< Group hellos among them at the idle pace with
+					 *   brief entries (SB_HELLO_F_BRIEF). */
 	uint64_t tx_hello_triggered;	/**< Hellos among them sent early: a path of the port
 					 *   entered or left UP (struct sb_peer_table hello_due). */
 	uint64_t tx_hello_drop;		/**< Hellos the port's control queue could not take. */

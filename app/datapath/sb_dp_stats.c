@@ -17,7 +17,8 @@ struct stat_field {
 static const struct stat_field tx_fields[] = {
 	FIELD(exc_rx), FIELD(tx_data), FIELD(tx_data_bytes), FIELD(tx_flood),
 	FIELD(tx_flood_copies), FIELD(tx_hello), FIELD(hello_slow), FIELD(tx_probe),
-	FIELD(tx_probe_elided), FIELD(tx_hello_unicast), FIELD(tx_hello_triggered), FIELD(tx_hello_drop),
+	FIELD(tx_probe_elided), FIELD(tx_hello_unicast), FIELD(tx_hello_brief),
+	FIELD(tx_hello_triggered), FIELD(tx_hello_drop),
 	FIELD(tick_stalls), FIELD(silence_holds), FIELD(silence_heard), FIELD(tx_no_path),
 	FIELD(tx_too_big), FIELD(tx_backpressure), FIELD(tx_peer_held), FIELD(tx_peer_drop),
 	FIELD(tx_queue_drop), FIELD(tx_nombuf),

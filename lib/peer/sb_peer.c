@@ -518,15 +518,17 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		if (e.host_id != t->conf.host_id || e.port != local_port)
 			continue;
 		listed = true;
-		path->fb.last_report = now;
 		path->fb.last_echo = now;
+		path->fb.mtu_ok = (e.flags & SB_ENTRY_F_MTU_OK) != 0;
+		remote_tx_set(t, idx, pi, (e.flags & SB_ENTRY_F_TX) != 0);
+		if (h->flags & SB_HELLO_F_BRIEF)
+			break;	/* who hears whom, no measurements: keep the last report's */
+		path->fb.last_report = now;
 		path->fb.rx_frames = e.rx_frames;
 		path->fb.lost_frames = e.lost_frames;
 		path->fb.rate_kbps = e.rate_kbps;
 		path->fb.owd_min_us = e.owd_min_us;
 		path->fb.owd_us = e.owd_us;
-		path->fb.mtu_ok = (e.flags & SB_ENTRY_F_MTU_OK) != 0;
-		remote_tx_set(t, idx, pi, (e.flags & SB_ENTRY_F_TX) != 0);
 		loss_update(t, &path->fb, now);
 		emit(t, SB_PEER_EV_FEEDBACK, idx, pi, SB_FAULT_NONE);
 		break;
@@ -656,9 +658,14 @@ probes_arrive(const struct sb_peer_table *t, const struct sb_path *path, uint64_
 	return path->rx.last_probe != 0 && now - path->rx.last_probe <= dead;
 }
 
+/*
+ * Our entry for path @p j of peer @p pi. A @p brief one (a group hello at the idle pace)
+ * carries who is heard and the flags only: it leaves the delivered-rate window running, so
+ * the next full entry (a unicast hello or a probe) reports the rate since the last full one.
+ */
 static void
 entry_fill(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t now,
-	bool port_busy, struct sb_hello_entry *e)
+	bool port_busy, bool brief, struct sb_hello_entry *e)
 {
 	const struct sb_peer *p = &t->peer[pi];
 	struct sb_path *path = &t->peer[pi].path[j];
@@ -676,6 +683,15 @@ entry_fill(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t no
 	if (d.full != rx->full_seen) {
 		rx->full_seen = d.full;
 		rx->last_probe = now;
+	}
+	if (brief) {
+		*e = (struct sb_hello_entry){
+			.host_id = p->host_id,
+			.port = path->remote_port,
+			.flags = (probes_arrive(t, path, now) ? SB_ENTRY_F_MTU_OK : 0) |
+				(path->usable || port_busy ? SB_ENTRY_F_TX : 0),
+		};
+		return;
 	}
 	bytes = rx->hello_bytes + d.bytes;
 	if (rx->rate_mark_time != 0 && now > rx->rate_mark_time && bytes >= rx->rate_mark_bytes)
@@ -714,10 +730,10 @@ entry_fill(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t no
 	}
 }
 
-unsigned int
-sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
+static unsigned int
+hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
 	bool port_busy, struct sb_hello_entry *entries, unsigned int max, unsigned int *cursor,
-	bool *partial)
+	bool *partial, bool brief)
 {
 	struct { uint8_t peer, path; } cand[SB_MAX_PEERS * SB_PEER_MAX_PATHS];
 	unsigned int i, j, n = 0, total = 0, start;
@@ -736,11 +752,30 @@ sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t
 	for (n = 0; n < total && n < max; n++) {
 		unsigned int k = (start + n) % total;
 
-		entry_fill(t, cand[k].peer, cand[k].path, now, port_busy, &entries[n]);
+		entry_fill(t, cand[k].peer, cand[k].path, now, port_busy, brief,
+			&entries[n]);
 	}
 	if (*partial)
 		*cursor = (start + n) % total;
 	return n;
+}
+
+unsigned int
+sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
+	bool port_busy, struct sb_hello_entry *entries, unsigned int max, unsigned int *cursor,
+	bool *partial)
+{
+	return hello_entries(t, local_port, now, port_busy, entries, max, cursor, partial,
+		false);
+}
+
+unsigned int
+sb_peer_hello_entries_brief(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
+	bool port_busy, struct sb_hello_entry *entries, unsigned int max, unsigned int *cursor,
+	bool *partial)
+{
+	return hello_entries(t, local_port, now, port_busy, entries, max, cursor, partial,
+		true);
 }
 
 unsigned int
@@ -750,7 +785,7 @@ sb_peer_hello_entry_path(struct sb_peer_table *t, unsigned int peer, unsigned in
 	if (peer >= t->n_peers || path >= t->peer[peer].n_paths ||
 			t->peer[peer].path[path].state == SB_PATH_DOWN)
 		return 0;
-	entry_fill(t, peer, path, now, port_busy, e);
+	entry_fill(t, peer, path, now, port_busy, false, e);
 	return 1;
 }
 

@@ -146,7 +146,8 @@ sb_path_data_resync(struct sb_path_data *d)
 /** What the peer reports about our frames on the path, us -> peer, and what we decide from
  *  it. */
 struct sb_path_fb {
-	uint64_t last_report;		/**< Last hello of the peer that listed this path. */
+	uint64_t last_report;		/**< Last hello of the peer that reported on this
+					 *   path (a full entry, not a brief one). */
 	uint64_t last_echo;		/**< Same (kept apart for partial hellos). */
 	uint32_t rx_frames, lost_frames;	/**< Latest cumulative values from the peer. */
 	uint32_t rate_kbps;		/**< The peer's delivered rate of our frames. */
@@ -367,7 +368,9 @@ int sb_peer_table_init(struct sb_peer_table *t, const struct sb_peer_conf *conf)
 /**
  * Account a valid hello (decoded by sb_wire_hello_decode()): peer and path discovery,
  * liveness, the peer's reports on our frames (its entries that name us), our measurements of
- * its frames (hello sequence, full-size probe, one-way delay).
+ * its frames (hello sequence, full-size probe, one-way delay). An entry of a brief hello
+ * (SB_HELLO_F_BRIEF) counts for liveness, MTU_OK and TX; the measurements of the last full
+ * one stay (no SB_PEER_EV_FEEDBACK, no loss sample).
  *
  * @param local_port  Our port it arrived on.
  * @param src_mac     Outer source MAC (the peer port's MAC).
@@ -432,6 +435,18 @@ void sb_peer_tick(struct sb_peer_table *t, uint64_t now);
  * @return entries written.
  */
 unsigned int sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port,
+	uint64_t now, bool port_busy, struct sb_hello_entry *entries, unsigned int max,
+	unsigned int *cursor, bool *partial);
+
+/**
+ * The same list as sb_peer_hello_entries(), for a hello flagged SB_HELLO_F_BRIEF: each entry
+ * with host id, port and flags only (the measurements are left 0 and not sent), and the
+ * delivered-rate windows are left running, so the next full entry of a path reports the
+ * rate since the previous full one. For group hellos at the idle pace, which every host on
+ * the switch hears though only paths that carry data need the measurements (docs/design.md,
+ * "Brief hellos"). Same arguments and return value.
+ */
+unsigned int sb_peer_hello_entries_brief(struct sb_peer_table *t, unsigned int local_port,
 	uint64_t now, bool port_busy, struct sb_hello_entry *entries, unsigned int max,
 	unsigned int *cursor, bool *partial);
 

@@ -119,7 +119,7 @@ sb_wire_hello_decode(const uint8_t *body, size_t len, struct sb_hello *h)
 			(h->agg_mac[0] & 0x01) != 0 || h->mtu < 68 ||
 			(h->flags & ~SB_HELLO_F_MASK) != 0)
 		return SB_WIRE_E_HELLO;
-	if ((len - SB_HELLO_LEN) / SB_HELLO_ENTRY_LEN < h->n_entries)
+	if ((len - SB_HELLO_LEN) / sb_wire_hello_entry_len(h->flags) < h->n_entries)
 		return SB_WIRE_E_TRUNCATED;
 	return SB_WIRE_OK;
 }
@@ -131,6 +131,19 @@ sb_wire_hello_entry_get(const struct sb_hello *h, unsigned int i, struct sb_hell
 
 	if (i >= h->n_entries)
 		return SB_WIRE_E_HELLO;
+	if (h->flags & SB_HELLO_F_BRIEF) {
+		struct sb_wire_hello_brief b;
+
+		memcpy(&b, h->entries + (size_t)i * SB_HELLO_BRIEF_LEN, sizeof(b));
+		*e = (struct sb_hello_entry){
+			.host_id = rte_be_to_cpu_32(b.host_id),
+			.port = b.port,
+			.flags = b.flags,
+		};
+		if (e->host_id == 0 || (e->flags & ~SB_ENTRY_F_MASK) != 0)
+			return SB_WIRE_E_HELLO;
+		return SB_WIRE_OK;
+	}
 	memcpy(&w, h->entries + (size_t)i * SB_HELLO_ENTRY_LEN, sizeof(w));
 	e->host_id = rte_be_to_cpu_32(w.host_id);
 	e->port = w.port;
@@ -167,13 +180,34 @@ sb_wire_hello_max_entries(unsigned int frame_len)
 	return (frame_len - SB_HDR_LEN - SB_HELLO_LEN) / SB_HELLO_ENTRY_LEN;
 }
 
+/* One entry at @p p, network order: its first 8 bytes alone when @p brief. */
+static void
+put_entry(uint8_t *p, const struct sb_hello_entry *e, bool brief)
+{
+	struct sb_wire_hello_entry we = {
+		.host_id = rte_cpu_to_be_32(e->host_id),
+		.port = e->port,
+		.flags = e->flags,
+	};
+
+	if (!brief) {
+		we.rx_frames = rte_cpu_to_be_32(e->rx_frames);
+		we.lost_frames = rte_cpu_to_be_32(e->lost_frames);
+		we.rate_kbps = rte_cpu_to_be_32(e->rate_kbps);
+		we.owd_min_us = rte_cpu_to_be_32(e->owd_min_us);
+		we.owd_us = rte_cpu_to_be_32(e->owd_us);
+	}
+	memcpy(p, &we, brief ? SB_HELLO_BRIEF_LEN : SB_HELLO_ENTRY_LEN);
+}
+
 size_t
 sb_wire_put_hello(uint8_t *buf, size_t buf_len, const uint8_t *dst, const uint8_t *src,
 	uint8_t path, const struct sb_hello *h, const struct sb_hello_entry *entries,
 	size_t pad_to)
 {
 	const struct sb_shim shim = { .type = SB_WIRE_HELLO, .path = path };
-	size_t len = SB_HDR_LEN + SB_HELLO_LEN + (size_t)h->n_entries * SB_HELLO_ENTRY_LEN;
+	size_t elen = sb_wire_hello_entry_len(h->flags);
+	size_t len = SB_HDR_LEN + SB_HELLO_LEN + (size_t)h->n_entries * elen;
 	struct sb_wire_hello w = {
 		.host_id = rte_cpu_to_be_32(h->host_id),
 		.instance = rte_cpu_to_be_32(h->instance),
@@ -200,21 +234,8 @@ sb_wire_put_hello(uint8_t *buf, size_t buf_len, const uint8_t *dst, const uint8_
 	sb_wire_put_hdr(buf, dst, src, &shim);
 	memcpy(buf + SB_HDR_LEN, &w, sizeof(w));
 	p = buf + SB_HDR_LEN + SB_HELLO_LEN;
-	for (i = 0; i < h->n_entries; i++, p += SB_HELLO_ENTRY_LEN) {
-		const struct sb_hello_entry *e = &entries[i];
-		struct sb_wire_hello_entry we = {
-			.host_id = rte_cpu_to_be_32(e->host_id),
-			.port = e->port,
-			.flags = e->flags,
-			.rx_frames = rte_cpu_to_be_32(e->rx_frames),
-			.lost_frames = rte_cpu_to_be_32(e->lost_frames),
-			.rate_kbps = rte_cpu_to_be_32(e->rate_kbps),
-			.owd_min_us = rte_cpu_to_be_32(e->owd_min_us),
-			.owd_us = rte_cpu_to_be_32(e->owd_us),
-		};
-
-		memcpy(p, &we, sizeof(we));
-	}
+	for (i = 0; i < h->n_entries; i++, p += elen)
+		put_entry(p, &entries[i], (h->flags & SB_HELLO_F_BRIEF) != 0);
 	memset(buf + len, 0, pad_to - len);
 	return pad_to;
 }

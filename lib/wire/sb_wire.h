@@ -74,7 +74,9 @@ struct sb_shim {
 				 *   (more entries than fit): absence means nothing. */
 #define SB_HELLO_F_UNICAST 0x04	/**< Sent to one peer port, numbered in that path's own
 				 *   sequence of unicast hellos, not the port's. */
-#define SB_HELLO_F_MASK 0x07
+#define SB_HELLO_F_BRIEF 0x08	/**< Brief entries (struct sb_wire_hello_brief): who is
+				 *   heard, no measurements. Group hellos at the idle pace. */
+#define SB_HELLO_F_MASK 0x0f
 
 /** Hello body, after the shim; all multi-byte fields in network order. 40 bytes. */
 struct sb_wire_hello {
@@ -126,6 +128,29 @@ struct sb_wire_hello_entry {
 
 #define SB_HELLO_ENTRY_LEN ((unsigned int)sizeof(struct sb_wire_hello_entry))
 
+/**
+ * The first 8 bytes of an entry alone: a hello flagged SB_HELLO_F_BRIEF carries these. A
+ * group hello at the idle pace reaches every host on the switch 10 times a second, and its
+ * measurements serve only paths that carry data (those get them in unicast hellos, probes or
+ * fast-pace hellos): 17 full entries made it 510 bytes, 3 % of a 25 Mbit/s link in hellos
+ * of idle hosts (docs/design.md, "Brief hellos").
+ */
+struct sb_wire_hello_brief {
+	uint32_t host_id;	/**< The host heard. */
+	uint8_t port;		/**< Its port index heard. */
+	uint8_t flags;		/**< SB_ENTRY_F_* */
+	uint16_t reserved;	/**< Sent as 0. */
+} __attribute__((packed));
+
+#define SB_HELLO_BRIEF_LEN ((unsigned int)sizeof(struct sb_wire_hello_brief))
+
+/** @return the length of one entry in a hello with flags @p hello_flags, bytes. */
+static inline unsigned int
+sb_wire_hello_entry_len(uint8_t hello_flags)
+{
+	return (hello_flags & SB_HELLO_F_BRIEF) ? SB_HELLO_BRIEF_LEN : SB_HELLO_ENTRY_LEN;
+}
+
 /** Decoded hello, host order. The entries stay in the frame: sb_wire_hello_entry_get(). */
 struct sb_hello {
 	uint32_t host_id;
@@ -145,7 +170,8 @@ struct sb_hello {
 	const uint8_t *entries;	/**< First entry in the frame (decode only). */
 };
 
-/** Decoded entry, host order. */
+/** Decoded entry, host order. From a brief hello (SB_HELLO_F_BRIEF) only host_id, port and
+ *  flags are carried; the measurements decode as 0 and mean nothing. */
 struct sb_hello_entry {
 	uint32_t host_id;
 	uint8_t port;
@@ -188,7 +214,8 @@ enum sb_wire_err sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *s
 	size_t *inner_off);
 
 /**
- * Decode and validate a hello body (fixed part; the entries are checked to fit in @p len).
+ * Decode and validate a hello body (fixed part; the entries, brief or full by its flags, are
+ * checked to fit in @p len).
  * @param body  Bytes after the shim; @param len their number.
  * @return SB_WIRE_OK, SB_WIRE_E_TRUNCATED (shorter than the fixed part plus its entries) or
  *   SB_WIRE_E_HELLO (absurd fields: zero host id, interval or multiplier, port >= n_ports,
@@ -215,7 +242,8 @@ unsigned int sb_wire_hello_max_entries(unsigned int frame_len);
 
 /**
  * Write a complete hello frame at @p buf: outer header (destination @p dst, usually the
- * hello group address), shim, body with h->n_entries entries from @p entries, and, when
+ * hello group address), shim, body with h->n_entries entries from @p entries (brief ones,
+ * their measurements left out, when h->flags has SB_HELLO_F_BRIEF), and, when
  * @p pad_to is larger, zero padding up to @p pad_to bytes (a full-size probe; the caller
  * sets SB_HELLO_F_PROBE in h->flags).
  *

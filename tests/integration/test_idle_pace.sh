@@ -2,7 +2,8 @@
 # The idle hello pace (docs/config.md, hello_idle_interval_ms; docs/design.md, "Deep idle"):
 # 2 hosts, 2 x 100 Mbit/s. After 1 s without traffic each host hellos every 100 ms instead of
 # 10 (hello_slow counted, at most 15 hellos a second per port); a path cut while both hosts
-# are idle is still declared down at both ends, within the idle detection time (100 ms x 4)
+# are idle (its hellos then brief: entries without measurements, every one but the probes) is
+# still declared down at both ends, within the idle detection time (100 ms x 4)
 # plus slack from the fault's rule in place, and comes back after the heal; with traffic flowing (pings every 20 ms) the
 # fast pace is back and the same cut is detected within the fast detection time (10 ms x 4)
 # plus slack. At the idle pace the lcores nap idle_slow_sleep_us (5 ms) at a time: at most
@@ -33,7 +34,7 @@ print("%.2f" % dt, *[int(round(int(n) / dt)) for n in sys.argv[3:]])' "$@"
 # frame (up to 6 tries); rates are per second of the time between a host's two reads.
 info_key() { sb_telemetry "$1" /seqbond/info "$2"; }
 lcores() { sb_telemetry "$1" /seqbond/lcores | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
-# counters H: "time tx_hello loops idle_slow_sleeps hello_slow" of host H from one telemetry
+# counters H: "time tx_hello loops idle_slow_sleeps hello_slow tx_hello_brief" of host H from one telemetry
 # read, so that every rate is taken over the time between two reads of that host.
 counters() {
 	local t j
@@ -41,7 +42,8 @@ counters() {
 	t=$(date +%s.%N)
 	python3 -c 'import json, sys
 d = json.loads(sys.argv[2])
-print(sys.argv[1], d["tx_hello"], d["loops"], d["idle_slow_sleeps"], d["hello_slow"])' "$t" "$j"
+print(sys.argv[1], d["tx_hello"], d["loops"], d["idle_slow_sleeps"], d["hello_slow"],
+      d["tx_hello_brief"])' "$t" "$j"
 }
 activity() {
 	local h n=0
@@ -66,12 +68,12 @@ for try in 1 2 3 4 5 6; do
 done
 ((quiet)) || fail "no 4 s window without traffic in 6 tries"
 for h in a b; do
-	read -r t0 hello0 loops0 slow0 _ <<<"${c0[$h]}"
-	read -r t1 hello1 loops1 slow1 slowed <<<"${c1[$h]}"
+	read -r t0 hello0 loops0 slow0 _ brief0 <<<"${c0[$h]}"
+	read -r t1 hello1 loops1 slow1 slowed brief1 <<<"${c1[$h]}"
 	nl=$(lcores "$h")
 	# Per second over the window between this host's two reads, 2 ports.
-	read -r dt hps pps nps <<<"$(calc_rates "$t0" "$t1" $((hello1 - hello0)) $((loops1 - loops0)) \
-		$((slow1 - slow0)))"
+	read -r dt hps pps nps bps <<<"$(calc_rates "$t0" "$t1" $((hello1 - hello0)) $((loops1 - loops0)) \
+		$((slow1 - slow0)) $((brief1 - brief0)))"
 	info "host $h idle ${dt} s: $((hello1 - hello0)) hellos on 2 ports ($hps a second; slowed" \
 		"$slowed times so far), $((loops1 - loops0)) polls on $nl lcore(s) ($pps a second)," \
 		"$((slow1 - slow0)) naps at the idle pace ($nps a second)"
@@ -79,6 +81,10 @@ for h in a b; do
 	# 10 a second per port at the idle pace (probes replace hellos); 100 at the fast one.
 	((hps <= 2 * 15)) || fail "host $h: $hps hellos a second idle: not the idle pace"
 	((hps >= 2 * 5)) || fail "host $h: only $hps hellos a second idle"
+	# Every idle-pace hello but the probes (one every 2 s per port) has brief entries
+	# (docs/design.md, "Brief hellos").
+	info "host $h: $((brief1 - brief0)) brief hellos in the window ($bps a second)"
+	((bps >= hps - 2 && bps >= 2 * 4)) || fail "host $h: $bps brief hellos a second of $hps idle"
 	# Naps of 5 ms: about 200 polls a second per lcore (telemetry reads wait for the next
 	# wake-up: they add no poll); 1000 with 1 ms deep naps.
 	((nps >= 100)) || fail "host $h: only $nps naps of idle_slow_sleep_us a second idle"

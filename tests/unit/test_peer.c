@@ -26,6 +26,7 @@ struct host {
 	uint32_t hello_seq[N_PORTS];
 	unsigned int cursor[N_PORTS];
 	unsigned int max_entries;	/* per hello; small to force partial hellos */
+	bool brief;			/* hellos other than probes carry brief entries */
 	/* DATA counts, kept as the datapath keeps them (resynced when a path goes down) */
 	struct sb_path_data data[SB_MAX_PEERS][SB_PEER_MAX_PATHS];
 	/* event log */
@@ -115,8 +116,14 @@ send_hello(unsigned int from, unsigned int port, bool probe)
 	size_t len;
 	unsigned int to;
 
-	h.n_entries = sb_peer_hello_entries(&s->t, port, s->now, false, entries, s->max_entries,
-		&s->cursor[port], &partial);
+	if (s->brief && !probe) {
+		h.n_entries = sb_peer_hello_entries_brief(&s->t, port, s->now, false, entries,
+			s->max_entries, &s->cursor[port], &partial);
+		h.flags |= SB_HELLO_F_BRIEF;
+	} else {
+		h.n_entries = sb_peer_hello_entries(&s->t, port, s->now, false, entries,
+			s->max_entries, &s->cursor[port], &partial);
+	}
 	if (partial)
 		h.flags |= SB_HELLO_F_PARTIAL;
 	if (probe)
@@ -870,6 +877,94 @@ test_delay_spread(void)
 		"a path the peer sends no data on does not count: %u us", s);
 }
 
+/* FEEDBACK events (a full report on our frames) host @p h logged at or after @p since, and
+ * how many of them fell on host @p from's probe slot (ms = from mod PROBE_MS). */
+static unsigned int
+feedback_count(const struct host *h, uint64_t since, unsigned int from, unsigned int *on_probe)
+{
+	unsigned int i, n = 0;
+
+	*on_probe = 0;
+	for (i = 0; i < h->n_ev; i++)
+		if (h->ev[i].type == SB_PEER_EV_FEEDBACK && h->ev_time[i] >= since) {
+			n++;
+			*on_probe += (h->ev_time[i] / MS) % PROBE_MS == from;
+		}
+	return n;
+}
+
+/*
+ * Brief hellos (SB_HELLO_F_BRIEF, group hellos at the idle pace): their entries keep three-way
+ * liveness and the stripe as full ones do, a one-way failure is still told to the far end,
+ * the measurements come only with the full hellos (the probes here) and a brief list leaves
+ * the delivered-rate window running.
+ */
+static void
+test_brief(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	const struct sb_path *pa, *pb;
+	struct sb_hello_entry e[8];
+	unsigned int n, on_probe, cursor = 0;
+	uint64_t t0, mark, tb, ta;
+	bool partial;
+
+	/* Two fresh hosts, nothing else on the network. */
+	memset(&net, 0, sizeof(net));
+	memset(&hosts[2], 0, sizeof(hosts[2]));
+	host_init(a, 1);
+	host_init(b, 2);
+	run(300);
+	SB_CHECK(a->t.n_peers == 1 && a->t.peer[0].n_usable == 2 &&
+		b->t.peer[0].n_usable == 2, "brief: 2 paths in the stripe before");
+	a->brief = b->brief = true;
+	t0 = clock_now;
+	run(1000);
+	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_usable == 2 &&
+		a->t.peer[0].n_usable == 2 && event_at(a, SB_PEER_EV_PATH_DOWN, 0, t0) == 0 &&
+		event_at(a, SB_PEER_EV_PATH_DOWN, 1, t0) == 0 &&
+		event_at(b, SB_PEER_EV_PATH_DOWN, 0, t0) == 0 &&
+		event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0) == 0,
+		"brief: 1 s of brief hellos, both paths stay up and in the stripe");
+	n = feedback_count(b, t0, 0, &on_probe);
+	SB_CHECK(n == 10 && on_probe == n,
+		"brief: b got a's reports only with its 5 probes per path: %u (%u on probes)",
+		n, on_probe);
+
+	/* A one-way failure while brief: b stops hearing a on port 1, its complete brief list
+	 * no longer names a's port 1, and a takes the path out as well. */
+	t0 = clock_now;
+	net.drop[0][1][1] = true;
+	run(100);
+	tb = event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0);
+	ta = event_at(a, SB_PEER_EV_PATH_DOWN, 1, t0);
+	pa = path_of(a, 1);
+	pb = path_of(b, 1);
+	SB_CHECK(tb != 0 && tb - t0 <= (INTERVAL * MULT + INTERVAL) * MS,
+		"brief: receiving end down in %llu us", (unsigned long long)(tb - t0));
+	SB_CHECK(ta != 0 && ta - t0 <= (INTERVAL * MULT + 2 * INTERVAL) * MS,
+		"brief: sending end down in %llu us", (unsigned long long)(ta - t0));
+	SB_CHECK(pa->state == SB_PATH_INIT && pa->fault == SB_FAULT_ONE_WAY && !pa->usable,
+		"brief: a init, one-way, out of the stripe");
+	SB_CHECK(pb->state == SB_PATH_DOWN && !pb->usable, "brief: b down");
+	net.drop[0][1][1] = false;
+	run(60);
+	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "brief: healed");
+
+	/* The rate window: a brief list leaves it, a full one restarts it. */
+	mark = path_of(a, 0)->rx.rate_mark_time;
+	n = sb_peer_hello_entries_brief(&a->t, 0, clock_now + 5 * MS, false, e, 8, &cursor,
+		&partial);
+	SB_CHECK(n == 1 && e[0].host_id == b->id && e[0].rx_frames == 0 &&
+		path_of(a, 0)->rx.rate_mark_time == mark, "brief: entry without measurements, "
+		"rate window left running");
+	n = sb_peer_hello_entries(&a->t, 0, clock_now + 5 * MS, false, e, 8, &cursor, &partial);
+	SB_CHECK(n == 1 && e[0].rx_frames != 0 &&
+		path_of(a, 0)->rx.rate_mark_time == clock_now + 5 * MS,
+		"brief: a full entry restarts it");
+	a->brief = b->brief = false;
+}
+
 int
 main(void)
 {
@@ -894,5 +989,6 @@ main(void)
 	test_partial_and_refusals();
 	test_unicast_seq();
 	test_delay_spread();
+	test_brief();
 	return sb_test_summary("test_peer");
 }

@@ -124,6 +124,60 @@ test_hello_round_trip(void)
 	SB_CHECK(sb_wire_hello_entry_get(&out, 2, &eout) == SB_WIRE_OK, "good entry after");
 }
 
+/* A brief hello (docs/wire-format.md): 8-byte entries with who is heard and the flags;
+ * the measurements are neither sent nor decoded. */
+static void
+test_hello_brief(void)
+{
+	struct sb_hello in = {
+		.host_id = 9, .instance = 3, .agg_mac = { 0x02, 0, 0, 0, 0, 9 },
+		.port_index = 1, .n_ports = 6, .interval_ms = 100, .mtu = 1500, .multiplier = 4,
+		.flags = SB_HELLO_F_BRIEF, .probe_interval_ms = 2000, .n_entries = 17,
+	}, out;
+	struct sb_hello_entry ein[17], eout;
+	uint8_t buf[2048];
+	struct sb_shim shim;
+	size_t off, len;
+	unsigned int i;
+	bool same = true;
+
+	for (i = 0; i < 17; i++)
+		ein[i] = (struct sb_hello_entry){ .host_id = 100 + i, .port = i % 16,
+			.flags = i % 4, .rx_frames = 1000 + i, .lost_frames = i,
+			.rate_kbps = 5, .owd_min_us = 6, .owd_us = 7 };
+	len = sb_wire_put_hello(buf, sizeof(buf), group, src, 1, &in, ein, 0);
+	/* 17 full entries would be 538 bytes. */
+	SB_CHECK(len == SB_HDR_LEN + 40 + 17 * 8 && len == 198, "brief hello length %zu", len);
+	SB_CHECK(sb_wire_parse(buf, len, &shim, &off) == SB_WIRE_OK, "brief hello parses");
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &out) == SB_WIRE_OK &&
+		out.flags == SB_HELLO_F_BRIEF && out.n_entries == 17, "brief hello decodes");
+	for (i = 0; i < 17; i++) {
+		SB_CHECK(sb_wire_hello_entry_get(&out, i, &eout) == SB_WIRE_OK, "brief entry %u",
+			i);
+		same = same && eout.host_id == ein[i].host_id && eout.port == ein[i].port &&
+			eout.flags == ein[i].flags && eout.rx_frames == 0 &&
+			eout.lost_frames == 0 && eout.rate_kbps == 0 && eout.owd_min_us == 0 &&
+			eout.owd_us == 0;
+	}
+	SB_CHECK(same, "brief entries: host, port and flags round trip, no measurements");
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN - 1, &out) ==
+		SB_WIRE_E_TRUNCATED, "brief hello shorter than its entries");
+	/* The same bytes read as full entries would not fit: the flag decides the length. */
+	buf[SB_HDR_LEN + 25] = 0;
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &out) ==
+		SB_WIRE_E_TRUNCATED, "brief entries read as full ones do not fit");
+	/* A bad brief entry is refused on its own, as a full one. */
+	in.flags = SB_HELLO_F_BRIEF;
+	ein[2].flags = 0x80;
+	ein[3].host_id = 0;
+	len = sb_wire_put_hello(buf, sizeof(buf), group, src, 1, &in, ein, 0);
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &out) == SB_WIRE_OK,
+		"brief hello with bad entries decodes");
+	SB_CHECK(sb_wire_hello_entry_get(&out, 2, &eout) == SB_WIRE_E_HELLO &&
+		sb_wire_hello_entry_get(&out, 3, &eout) == SB_WIRE_E_HELLO &&
+		sb_wire_hello_entry_get(&out, 4, &eout) == SB_WIRE_OK, "bad brief entries");
+}
+
 static void
 hello_mutation(const char *what, void (*mutate)(struct sb_hello *h))
 {
@@ -235,6 +289,7 @@ main(void)
 {
 	test_data_round_trip();
 	test_hello_round_trip();
+	test_hello_brief();
 	test_malformed();
 	test_random_bytes();
 	return sb_test_summary("test_wire");

@@ -21,6 +21,7 @@ ETHERTYPE = 0x88B5
 HDR = 14 + 8
 HELLO_LEN = 40
 ENTRY_LEN = 28
+BRIEF_LEN = 8
 VERSION = 2
 
 
@@ -112,12 +113,13 @@ def classify(f):
         (host_id, _, agg, port, n_ports, _, interval, mtu, mult, hflags, _, _, _,
          n) = struct.unpack(HELLO_FMT, f[HDR:HDR + HELLO_LEN - 2])
         if host_id == 0 or n_ports == 0 or port >= n_ports or interval == 0 or mult == 0 or \
-                agg[0] & 1 or mtu < 68 or hflags & ~0x07:
+                agg[0] & 1 or mtu < 68 or hflags & ~0x0F:
             return out | {"bad_hello"}
-        if (len(f) - HDR - HELLO_LEN) // ENTRY_LEN < n:
+        elen = BRIEF_LEN if hflags & 0x08 else ENTRY_LEN    # BRIEF: 8-byte entries
+        if (len(f) - HDR - HELLO_LEN) // elen < n:
             return out | {"truncated"}
         for i in range(n):
-            o = HDR + HELLO_LEN + i * ENTRY_LEN
+            o = HDR + HELLO_LEN + i * elen
             e_host, _, e_flags = struct.unpack("!IBB", f[o:o + 6])
             if e_host == 0 or e_flags & ~0x03:
                 out.add("bad_entry")
@@ -144,7 +146,10 @@ def main():
     frames += [data_elided(path=p) for p in range(256)]       # every path id
     frames += [hello(host_id=0), hello(n_ports=0), hello(port=4), hello(interval=0),
                hello(agg=(3, 0x53, 0x42, 0, 0, 1)), hello(mtu=67), hello(path=200),
-               hello(mult=0), hello(hflags=8), hello(hflags=3), hello(hflags=4),
+               hello(mult=0), hello(hflags=16), hello(hflags=3), hello(hflags=4),
+               hello(hflags=8, entries=[entry()[:8], entry(port=1)[:8]]),
+               hello(hflags=8, entries=[entry()[:8], entry(flags=4)[:8]]),
+               hello(hflags=8, n_entries=3, entries=[entry()[:8], entry(port=1)[:8]]),
                hello(n_entries=3), hello(n_entries=65535), hello(entries=[]),
                hello(entries=[entry(host_id=0)]), hello(entries=[entry(), entry(flags=4)])]
     while len(frames) < count:                       # seeded mutations of the shim and beyond

@@ -15,6 +15,7 @@ local types = { [0] = "DATA", [2] = "HELLO" }
 local SHIM_LEN = 8
 local HELLO_LEN = 40
 local ENTRY_LEN = 28
+local BRIEF_LEN = 8
 local MAX_PATH = 15 -- path id = the sender's port index, 0..15
 
 local f = sb.fields
@@ -39,6 +40,7 @@ f.hflags = ProtoField.uint8("seqbond.hello.flags", "Hello flags", base.HEX)
 f.probe = ProtoField.bool("seqbond.hello.flags.probe", "Full-size probe", 8, nil, 0x01)
 f.partial = ProtoField.bool("seqbond.hello.flags.partial", "Partial list", 8, nil, 0x02)
 f.unicast = ProtoField.bool("seqbond.hello.flags.unicast", "Unicast (numbered per path)", 8, nil, 0x04)
+f.brief = ProtoField.bool("seqbond.hello.flags.brief", "Brief entries (no measurements)", 8, nil, 0x08)
 f.probe_ms = ProtoField.uint16("seqbond.hello.probe_ms", "Probe interval (ms)", base.DEC)
 f.hello_seq = ProtoField.uint32("seqbond.hello.seq", "Hello sequence number", base.DEC)
 f.tx_time = ProtoField.uint32("seqbond.hello.tx_time_us", "Send time (us)", base.DEC)
@@ -100,7 +102,7 @@ local function hello_fault(buf)
 		return "group aggregate MAC"
 	elseif buf(30, 2):uint() < 68 then
 		return string.format("MTU %d below 68", buf(30, 2):uint())
-	elseif bit.band(buf(33, 1):uint(), 0xf8) ~= 0 then
+	elseif bit.band(buf(33, 1):uint(), 0xf0) ~= 0 then
 		return string.format("hello flags 0x%02x", buf(33, 1):uint())
 	end
 	return nil
@@ -133,13 +135,17 @@ local function hello(buf, pinfo, t)
 	hf:add(f.probe, buf(33, 1))
 	hf:add(f.partial, buf(33, 1))
 	hf:add(f.unicast, buf(33, 1))
+	hf:add(f.brief, buf(33, 1))
 	h:add(f.probe_ms, buf(34, 2))
 	h:add(f.hello_seq, buf(36, 4))
 	h:add(f.tx_time, buf(40, 4))
 	h:add(f.n_entries, buf(44, 2))
 	local why = hello_fault(buf)
 	local n = buf(44, 2):uint()
-	local fit = math.floor((len - SHIM_LEN - HELLO_LEN) / ENTRY_LEN)
+	-- A brief hello's entries are their first 8 bytes alone.
+	local brief = bit.band(buf(33, 1):uint(), 0x08) ~= 0
+	local elen = brief and BRIEF_LEN or ENTRY_LEN
+	local fit = math.floor((len - SHIM_LEN - HELLO_LEN) / elen)
 	-- The receiver reads the entries only of a hello it accepts whole.
 	local checked = why == nil and n <= fit
 	if why ~= nil then
@@ -150,19 +156,21 @@ local function hello(buf, pinfo, t)
 	end
 	n = math.min(n, fit)
 	for i = 0, n - 1 do
-		local o = SHIM_LEN + HELLO_LEN + i * ENTRY_LEN
-		local e = h:add(buf(o, ENTRY_LEN), string.format("Heard: host %d port %d",
+		local o = SHIM_LEN + HELLO_LEN + i * elen
+		local e = h:add(buf(o, elen), string.format("Heard: host %d port %d",
 			buf(o, 4):uint(), buf(o + 4, 1):uint()))
 		e:add(f.e_host, buf(o, 4))
 		e:add(f.e_port, buf(o + 4, 1))
 		local ef = e:add(f.e_flags, buf(o + 5, 1))
 		ef:add(f.e_mtu_ok, buf(o + 5, 1))
 		ef:add(f.e_tx, buf(o + 5, 1))
-		e:add(f.e_rx, buf(o + 8, 4))
-		e:add(f.e_lost, buf(o + 12, 4))
-		e:add(f.e_rate, buf(o + 16, 4))
-		e:add(f.e_owd_min, buf(o + 20, 4))
-		e:add(f.e_owd, buf(o + 24, 4))
+		if not brief then
+			e:add(f.e_rx, buf(o + 8, 4))
+			e:add(f.e_lost, buf(o + 12, 4))
+			e:add(f.e_rate, buf(o + 16, 4))
+			e:add(f.e_owd_min, buf(o + 20, 4))
+			e:add(f.e_owd, buf(o + 24, 4))
+		end
 		if checked and (buf(o, 4):uint() == 0 or
 				bit.band(buf(o + 5, 1):uint(), 0xfc) ~= 0) then
 			e:add_proto_expert_info(ex.bad_entry)
