@@ -267,6 +267,8 @@ struct sb_dp_worker {
 	int64_t nap_excess_us;		/**< Moving mean of how much longer than asked a
 					 *   light nap took, us. */
 	bool contended;			/**< Naps take too long: others hold the CPU. */
+	bool slack_wide;		/**< The thread's timer slack is the slow naps'
+					 *   (SB_DP_SLOW_NAP_SLACK_DIV), not 1 us. */
 	uint64_t idle_deep_after;	/**< idle_deep_after_ms in TSC cycles. */
 	unsigned int n_wait;		/**< Exception descriptors its idle naps poll ... */
 	struct pollfd wait[SB_EXC_MAX_QUEUES];	/**< ... (the worker reading the kernel). */
