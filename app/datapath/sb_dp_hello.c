@@ -333,7 +333,7 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 		/* A group hello at the idle pace: every host on the switch hears it, and only
 		 * paths that carry data need measurements, which they get in unicast hellos,
 		 * fast-pace hellos and the probes (full entries, in what is padding anyway).
-		 * Brief entries make 17 of them 198 bytes instead of 510 (docs/design.md,
+		 * Brief entries make 17 of them 198 bytes instead of 538 (docs/design.md,
 		 * "Brief hellos"). Not without probes: they would then carry no counters. */
 		h.n_entries = sb_peer_hello_entries_brief(&dp->tx->peers, p->index, now,
 			p->txq.n != 0, entries, RTE_MIN(max, (unsigned int)RTE_DIM(entries)),
