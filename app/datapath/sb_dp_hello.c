@@ -328,24 +328,24 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 			p->txq.n != 0, entries);
 		h.flags |= SB_HELLO_F_UNICAST;
 		h.hello_seq = (*uc->uc_seq)++;
-	} else if (dp->conf.hello_brief && pad_to == 0 &&
-			pace.interval_ms > dp->tx->hello_active_ms && pace.probe_ms != 0) {
-		/* A group hello at the idle pace: every host on the switch hears it, and only
-		 * paths that carry data need measurements, which they get in unicast hellos,
-		 * fast-pace hellos and the probes (full entries, in what is padding anyway).
-		 * Brief entries make 17 of them 198 bytes instead of 538 (docs/design.md,
-		 * "Brief hellos"). Not without probes: they would then carry no counters. */
-		h.n_entries = sb_peer_hello_entries_brief(&dp->tx->peers, p->index, now,
-			p->txq.n != 0, entries, RTE_MIN(max, (unsigned int)RTE_DIM(entries)),
-			&p->entry_cursor, &partial);
-		h.flags |= SB_HELLO_F_BRIEF | (partial ? SB_HELLO_F_PARTIAL : 0);
-		dp->tx->stats->tx_hello_brief++;
 	} else {
+		/* A group hello at the idle pace is brief: every host on the switch hears it,
+		 * and only paths that carry data need measurements, which they get in unicast
+		 * hellos, fast-pace hellos and the probes (full entries, in what is padding
+		 * anyway). 17 entries are then 198 bytes instead of 538 (docs/design.md, "Brief
+		 * hellos"). Not without probes: the counters would never be sent. */
+		bool brief = dp->conf.hello_brief && pad_to == 0 &&
+			pace.interval_ms > dp->tx->hello_active_ms && pace.probe_ms != 0;
+
 		h.n_entries = sb_peer_hello_entries(&dp->tx->peers, p->index, now,
 			p->txq.n != 0, entries, RTE_MIN(max, (unsigned int)RTE_DIM(entries)),
-			&p->entry_cursor, &partial);
+			&p->entry_cursor, &partial, brief);
 		if (partial)
 			h.flags |= SB_HELLO_F_PARTIAL;
+		if (brief) {
+			h.flags |= SB_HELLO_F_BRIEF;
+			dp->tx->stats->tx_hello_brief++;
+		}
 	}
 	if (pad_to != 0)
 		h.flags |= SB_HELLO_F_PROBE;

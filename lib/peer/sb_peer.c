@@ -684,15 +684,14 @@ entry_fill(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t no
 		rx->full_seen = d.full;
 		rx->last_probe = now;
 	}
-	if (brief) {
-		*e = (struct sb_hello_entry){
-			.host_id = p->host_id,
-			.port = path->remote_port,
-			.flags = (probes_arrive(t, path, now) ? SB_ENTRY_F_MTU_OK : 0) |
-				(path->usable || port_busy ? SB_ENTRY_F_TX : 0),
-		};
+	*e = (struct sb_hello_entry){
+		.host_id = p->host_id,
+		.port = path->remote_port,
+		.flags = (probes_arrive(t, path, now) ? SB_ENTRY_F_MTU_OK : 0) |
+			(path->usable || port_busy ? SB_ENTRY_F_TX : 0),
+	};
+	if (brief)
 		return;
-	}
 	bytes = rx->hello_bytes + d.bytes;
 	if (rx->rate_mark_time != 0 && now > rx->rate_mark_time && bytes >= rx->rate_mark_bytes)
 		rx->rate_kbps = (uint32_t)((bytes - rx->rate_mark_bytes) * 8 * t->conf.hz /
@@ -712,15 +711,9 @@ entry_fill(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t no
 			base = m;
 		have_base = true;
 	}
-	*e = (struct sb_hello_entry){
-		.host_id = p->host_id,
-		.port = path->remote_port,
-		.flags = (probes_arrive(t, path, now) ? SB_ENTRY_F_MTU_OK : 0) |
-			(path->usable || port_busy ? SB_ENTRY_F_TX : 0),
-		.rx_frames = (uint32_t)rx->hellos_rx + d.frames,
-		.lost_frames = rx->hello_lost + d.lost,
-		.rate_kbps = rx->rate_kbps,
-	};
+	e->rx_frames = (uint32_t)rx->hellos_rx + d.frames;
+	e->lost_frames = rx->hello_lost + d.lost;
+	e->rate_kbps = rx->rate_kbps;
 	if (rx->owd_valid && have_base) {
 		int32_t dmin = (int32_t)(owd_windowed_min(rx) - base);
 		int32_t dcur = (int32_t)(rx->owd_raw_last - base);
@@ -730,8 +723,8 @@ entry_fill(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t no
 	}
 }
 
-static unsigned int
-hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
+unsigned int
+sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
 	bool port_busy, struct sb_hello_entry *entries, unsigned int max, unsigned int *cursor,
 	bool *partial, bool brief)
 {
@@ -758,24 +751,6 @@ hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
 	if (*partial)
 		*cursor = (start + n) % total;
 	return n;
-}
-
-unsigned int
-sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
-	bool port_busy, struct sb_hello_entry *entries, unsigned int max, unsigned int *cursor,
-	bool *partial)
-{
-	return hello_entries(t, local_port, now, port_busy, entries, max, cursor, partial,
-		false);
-}
-
-unsigned int
-sb_peer_hello_entries_brief(struct sb_peer_table *t, unsigned int local_port, uint64_t now,
-	bool port_busy, struct sb_hello_entry *entries, unsigned int max, unsigned int *cursor,
-	bool *partial)
-{
-	return hello_entries(t, local_port, now, port_busy, entries, max, cursor, partial,
-		true);
 }
 
 unsigned int

@@ -432,23 +432,16 @@ void sb_peer_tick(struct sb_peer_table *t, uint64_t now);
  * FIFO path) says we stopped.
  *
  * @param port_busy  Our software queue on that port still holds frames.
+ * @param brief  For a hello flagged SB_HELLO_F_BRIEF (group hellos at the idle pace, which
+ *   every host on the switch hears though only paths that carry data need measurements;
+ *   docs/design.md, "Brief hellos"): host id, port and flags only, the measurements left 0,
+ *   and the delivered-rate windows left running, so the next full entry of a path reports
+ *   the rate since the previous full one.
  * @return entries written.
  */
 unsigned int sb_peer_hello_entries(struct sb_peer_table *t, unsigned int local_port,
 	uint64_t now, bool port_busy, struct sb_hello_entry *entries, unsigned int max,
-	unsigned int *cursor, bool *partial);
-
-/**
- * The same list as sb_peer_hello_entries(), for a hello flagged SB_HELLO_F_BRIEF: each entry
- * with host id, port and flags only (the measurements are left 0 and not sent), and the
- * delivered-rate windows are left running, so the next full entry of a path reports the
- * rate since the previous full one. For group hellos at the idle pace, which every host on
- * the switch hears though only paths that carry data need the measurements (docs/design.md,
- * "Brief hellos"). Same arguments and return value.
- */
-unsigned int sb_peer_hello_entries_brief(struct sb_peer_table *t, unsigned int local_port,
-	uint64_t now, bool port_busy, struct sb_hello_entry *entries, unsigned int max,
-	unsigned int *cursor, bool *partial);
+	unsigned int *cursor, bool *partial, bool brief);
 
 /**
  * Fill the entry of path @p path of peer @p peer for a hello sent to that path's peer port

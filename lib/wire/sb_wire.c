@@ -127,24 +127,13 @@ sb_wire_hello_decode(const uint8_t *body, size_t len, struct sb_hello *h)
 enum sb_wire_err
 sb_wire_hello_entry_get(const struct sb_hello *h, unsigned int i, struct sb_hello_entry *e)
 {
-	struct sb_wire_hello_entry w;
+	/* A brief entry is the first bytes of a full one: its measurements decode as 0. */
+	struct sb_wire_hello_entry w = { 0 };
+	unsigned int len = sb_wire_hello_entry_len(h->flags);
 
 	if (i >= h->n_entries)
 		return SB_WIRE_E_HELLO;
-	if (h->flags & SB_HELLO_F_BRIEF) {
-		struct sb_wire_hello_brief b;
-
-		memcpy(&b, h->entries + (size_t)i * SB_HELLO_BRIEF_LEN, sizeof(b));
-		*e = (struct sb_hello_entry){
-			.host_id = rte_be_to_cpu_32(b.host_id),
-			.port = b.port,
-			.flags = b.flags,
-		};
-		if (e->host_id == 0 || (e->flags & ~SB_ENTRY_F_MASK) != 0)
-			return SB_WIRE_E_HELLO;
-		return SB_WIRE_OK;
-	}
-	memcpy(&w, h->entries + (size_t)i * SB_HELLO_ENTRY_LEN, sizeof(w));
+	memcpy(&w, h->entries + (size_t)i * len, len);
 	e->host_id = rte_be_to_cpu_32(w.host_id);
 	e->port = w.port;
 	e->flags = w.flags;

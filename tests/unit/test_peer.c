@@ -116,14 +116,10 @@ send_hello(unsigned int from, unsigned int port, bool probe)
 	size_t len;
 	unsigned int to;
 
-	if (s->brief && !probe) {
-		h.n_entries = sb_peer_hello_entries_brief(&s->t, port, s->now, false, entries,
-			s->max_entries, &s->cursor[port], &partial);
+	h.n_entries = sb_peer_hello_entries(&s->t, port, s->now, false, entries, s->max_entries,
+		&s->cursor[port], &partial, s->brief && !probe);
+	if (s->brief && !probe)
 		h.flags |= SB_HELLO_F_BRIEF;
-	} else {
-		h.n_entries = sb_peer_hello_entries(&s->t, port, s->now, false, entries,
-			s->max_entries, &s->cursor[port], &partial);
-	}
 	if (partial)
 		h.flags |= SB_HELLO_F_PARTIAL;
 	if (probe)
@@ -445,6 +441,33 @@ test_resume_skew(void)
 	a->t.conf.tick_stall = 0;
 }
 
+/*
+ * Cut a's port 1 -> b's port 1 (b -> a stays fine) for 100 ms (@p what names the case): b
+ * stops hearing a and takes the path down after interval x multiplier; b's next hello no
+ * longer lists a, and a takes it out too (init, one-way: it still hears b). The cut stays.
+ */
+static void
+one_way_cut(const char *what)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	const struct sb_path *pa = path_of(a, 1), *pb = path_of(b, 1);
+	uint64_t t0 = clock_now, ta, tb;
+
+	net.drop[0][1][1] = true;
+	run(100);
+	tb = event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0);
+	ta = event_at(a, SB_PEER_EV_PATH_DOWN, 1, t0);
+	SB_CHECK(tb != 0 && tb - t0 <= (INTERVAL * MULT + INTERVAL) * MS,
+		"%s: receiving end down in %llu us", what, (unsigned long long)(tb - t0));
+	SB_CHECK(ta != 0 && ta - t0 <= (INTERVAL * MULT + 2 * INTERVAL) * MS,
+		"%s: sending end down in %llu us", what, (unsigned long long)(ta - t0));
+	SB_CHECK(pb->state == SB_PATH_DOWN && pb->fault == SB_FAULT_SILENT,
+		"%s: b down, silent", what);
+	SB_CHECK(pa->state == SB_PATH_INIT && pa->fault == SB_FAULT_ONE_WAY,
+		"%s: a init, one-way (it still hears b)", what);
+	SB_CHECK(!pa->usable && !pb->usable, "%s: out of the stripe at both ends", what);
+}
+
 static void
 test_three_way(void)
 {
@@ -461,29 +484,15 @@ test_three_way(void)
 	SB_CHECK(ta != 0 && ta - t0 <= 2 * INTERVAL * MS, "path up within 2 intervals: %llu us",
 		(unsigned long long)(ta - t0));
 
-	/* One-way failure: a's port 1 -> b's port 1 dropped, b -> a fine. b stops hearing a
-	 * and drops the path after interval x multiplier; b's next hello no longer lists a,
-	 * and a drops the path too. */
-	t0 = clock_now;
-	net.drop[0][1][1] = true;
+	/* One-way failure: a's port 1 -> b's port 1 dropped, b -> a fine. */
 	a->t.hello_due = b->t.hello_due = 0;	/* the datapath clears them, this harness does not */
-	run(100);
+	one_way_cut("three-way");
 	/* b tells a at once (the datapath sends a triggered hello on the bit's port). */
 	SB_CHECK(b->t.hello_due == UINT32_C(1) << 1, "b: a hello due on port 1 only: %#x",
 		b->t.hello_due);
-	tb = event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0);
-	ta = event_at(a, SB_PEER_EV_PATH_DOWN, 1, t0);
+	SB_CHECK(path_of(a, 0)->usable && path_of(b, 0)->usable, "path 0 unaffected");
 	pa = path_of(a, 1);
 	pb = path_of(b, 1);
-	SB_CHECK(tb != 0 && tb - t0 <= (INTERVAL * MULT + INTERVAL) * MS,
-		"receiving end down in %llu us", (unsigned long long)(tb - t0));
-	SB_CHECK(ta != 0 && ta - t0 <= (INTERVAL * MULT + 2 * INTERVAL) * MS,
-		"sending end down in %llu us", (unsigned long long)(ta - t0));
-	SB_CHECK(pb->state == SB_PATH_DOWN && pb->fault == SB_FAULT_SILENT, "b: down, silent");
-	SB_CHECK(pa->state == SB_PATH_INIT && pa->fault == SB_FAULT_ONE_WAY,
-		"a: init, one-way (it still hears b)");
-	SB_CHECK(!pa->usable && !pb->usable, "out of the stripe at both ends");
-	SB_CHECK(path_of(a, 0)->usable && path_of(b, 0)->usable, "path 0 unaffected");
 
 	/* Heal: back within 3 hellos. */
 	t0 = clock_now;
@@ -684,7 +693,8 @@ test_partial_and_refusals(void)
 
 	/* Room for one entry: hellos list one path each, in turn, flagged partial. */
 	for (i = 0; i < 4; i++) {
-		n = sb_peer_hello_entries(&a->t, 0, clock_now, false, e, 1, &cursor, &partial);
+		n = sb_peer_hello_entries(&a->t, 0, clock_now, false, e, 1, &cursor, &partial,
+			false);
 		SB_CHECK(n == 1 && partial, "one entry, partial");
 		seen_b += e[0].host_id == 2;
 		seen_c += e[0].host_id == 3;
@@ -903,10 +913,9 @@ static void
 test_brief(void)
 {
 	struct host *a = &hosts[0], *b = &hosts[1];
-	const struct sb_path *pa, *pb;
 	struct sb_hello_entry e[8];
 	unsigned int n, on_probe, cursor = 0;
-	uint64_t t0, mark, tb, ta;
+	uint64_t t0, mark;
 	bool partial;
 
 	/* Two fresh hosts, nothing else on the network. */
@@ -933,32 +942,20 @@ test_brief(void)
 
 	/* A one-way failure while brief: b stops hearing a on port 1, its complete brief list
 	 * no longer names a's port 1, and a takes the path out as well. */
-	t0 = clock_now;
-	net.drop[0][1][1] = true;
-	run(100);
-	tb = event_at(b, SB_PEER_EV_PATH_DOWN, 1, t0);
-	ta = event_at(a, SB_PEER_EV_PATH_DOWN, 1, t0);
-	pa = path_of(a, 1);
-	pb = path_of(b, 1);
-	SB_CHECK(tb != 0 && tb - t0 <= (INTERVAL * MULT + INTERVAL) * MS,
-		"brief: receiving end down in %llu us", (unsigned long long)(tb - t0));
-	SB_CHECK(ta != 0 && ta - t0 <= (INTERVAL * MULT + 2 * INTERVAL) * MS,
-		"brief: sending end down in %llu us", (unsigned long long)(ta - t0));
-	SB_CHECK(pa->state == SB_PATH_INIT && pa->fault == SB_FAULT_ONE_WAY && !pa->usable,
-		"brief: a init, one-way, out of the stripe");
-	SB_CHECK(pb->state == SB_PATH_DOWN && !pb->usable, "brief: b down");
+	one_way_cut("brief");
 	net.drop[0][1][1] = false;
 	run(60);
 	SB_CHECK(a->t.peer[0].n_up == 2 && b->t.peer[0].n_up == 2, "brief: healed");
 
 	/* The rate window: a brief list leaves it, a full one restarts it. */
 	mark = path_of(a, 0)->rx.rate_mark_time;
-	n = sb_peer_hello_entries_brief(&a->t, 0, clock_now + 5 * MS, false, e, 8, &cursor,
-		&partial);
+	n = sb_peer_hello_entries(&a->t, 0, clock_now + 5 * MS, false, e, 8, &cursor, &partial,
+		true);
 	SB_CHECK(n == 1 && e[0].host_id == b->id && e[0].rx_frames == 0 &&
 		path_of(a, 0)->rx.rate_mark_time == mark, "brief: entry without measurements, "
 		"rate window left running");
-	n = sb_peer_hello_entries(&a->t, 0, clock_now + 5 * MS, false, e, 8, &cursor, &partial);
+	n = sb_peer_hello_entries(&a->t, 0, clock_now + 5 * MS, false, e, 8, &cursor, &partial,
+		false);
 	SB_CHECK(n == 1 && e[0].rx_frames != 0 &&
 		path_of(a, 0)->rx.rate_mark_time == clock_now + 5 * MS,
 		"brief: a full entry restarts it");
