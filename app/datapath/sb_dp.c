@@ -65,8 +65,8 @@ worker_activity(const struct sb_dp_stats *st)
 /*
  * Timer slack of the naps at the idle pace: a quarter of the nap. Every instance on a core
  * naps idle_slow_sleep_us at its own phase, so with the 1 us slack of the other naps each of
- * their wake-ups is a wake-up of the CPU (17 instances on 2 cores: about 1 700 a second per
- * core). With slack the kernel ends the naps whose time has come together, when the first of
+ * their wake-ups can be a wake-up of the CPU (17 instances on 2 cores: up to about 1 700 a
+ * second per core, computed). With slack the kernel ends the naps whose time has come together, when the first of
  * them must end, and the core leaves its idle state fewer times; a frame from a peer waits
  * up to a quarter of a nap longer (docs/design.md, "Deep idle").
  */
