@@ -171,8 +171,10 @@ key_late_policy(struct cfg_ctx *x)
 		x->c->late_policy = SB_REORDER_LATE_DROP;
 	else if (strcmp(x->value, "deliver") == 0)
 		x->c->late_policy = SB_REORDER_LATE_DELIVER;
+	else if (strcmp(x->value, "fill") == 0)
+		x->c->late_policy = SB_REORDER_LATE_FILL;
 	else
-		return cfg_fail(x, "expected drop or deliver");
+		return cfg_fail(x, "expected drop, deliver or fill");
 	return 0;
 }
 
@@ -450,7 +452,7 @@ sb_config_defaults(struct sb_config *c)
 	c->reorder_window = 4096;
 	c->reorder_timeout_us = 10000;
 	c->reorder_timeout_max_us = 50000;
-	c->late_policy = SB_REORDER_LATE_DROP;
+	c->late_policy = SB_REORDER_LATE_FILL;
 	c->max_backlog_us = 2000;
 	c->burst = 32;
 	c->rx_desc = 1024;
@@ -826,7 +828,8 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "reorder_timeout_us", c->reorder_timeout_us);
 	set_u(cfg, "seqbond", "reorder_timeout_max_us", c->reorder_timeout_max_us);
 	rte_cfgfile_add_entry(cfg, "seqbond", "late_policy",
-		c->late_policy == SB_REORDER_LATE_DELIVER ? "deliver" : "drop");
+		c->late_policy == SB_REORDER_LATE_DELIVER ? "deliver" :
+		c->late_policy == SB_REORDER_LATE_FILL ? "fill" : "drop");
 	set_u(cfg, "seqbond", "max_backlog_us", c->max_backlog_us);
 	set_u(cfg, "seqbond", "burst", c->burst);
 	set_u(cfg, "seqbond", "rx_desc", c->rx_desc);

@@ -28,6 +28,12 @@
  *    drain order stays ready, pend, ring. Most frames of a peer whose paths are not
  *    reordering take this path: it is what keeps the window's cost per frame at or below
  *    rte_reorder's (bench/micro.sh, callgrind).
+ *  - skipped: one entry per slot, the last number of that slot the window skipped as lost
+ *    and has not delivered since (or a value that cannot be a number of that slot: slot + 1,
+ *    or a filled number + 1). Written only where numbers are skipped, read only for late
+ *    frames, so the in-order paths never touch it. Policy fill delivers a late frame whose
+ *    number it finds there, once. Numbers wrap every 2^32: a copy of a released frame 2^32
+ *    numbers after its slot was last skipped would be taken for the skipped one.
  */
 
 #include <errno.h>
@@ -73,6 +79,7 @@ struct sb_reorder {
 	uint32_t age_tail;
 
 	void **pend;		/* Release queue filled by slides, window entries. */
+	uint32_t *skipped;	/* Per slot: the number skipped last, not delivered since. */
 	uint32_t pend_head;	/* Free-running indexes. */
 	uint32_t pend_tail;
 
@@ -110,6 +117,25 @@ static inline uint64_t
 waited_for(uint64_t now, uint64_t arrival)
 {
 	return now > arrival ? now - arrival : 0;
+}
+
+/* Forget every skipped number: a slot's entry slot + 1 can never equal a number of the slot
+ * (the window is at least 2 slots), so no late frame finds it. */
+static void
+skipped_clear(struct sb_reorder *r)
+{
+	uint32_t i;
+
+	for (i = 0; i <= r->mask; i++)
+		r->skipped[i] = i + 1;
+}
+
+/* @p seq was skipped as lost: a late frame carrying it may still fill the hole (policy
+ * fill). */
+static inline void
+skipped_note(struct sb_reorder *r, uint32_t seq)
+{
+	r->skipped[seq & r->mask] = seq;
 }
 
 /* Record that @p path delivered @p seq. Only ever called with seq within the window span of
@@ -279,6 +305,7 @@ slide(struct sb_reorder *r, uint32_t new_next, uint64_t now)
 
 		if (s->obj == NULL) {
 			r->st.lost_slide++;
+			skipped_note(r, r->next + i);
 			continue;
 		}
 		account_release(r, s, now);
@@ -286,8 +313,11 @@ slide(struct sb_reorder *r, uint32_t new_next, uint64_t now)
 		s->obj = NULL;
 		r->held--;
 	}
-	/* Numbers not scanned (beyond the ring, or after the last held frame) were all empty. */
+	/* Numbers not scanned (beyond the ring, or after the last held frame) were all empty.
+	 * Only the last window of them can have an entry (one per slot). */
 	r->st.lost_slide += skip - i;
+	for (i = RTE_MAX(i, skip - RTE_MIN(skip, window)); i < skip; i++)
+		skipped_note(r, r->next + i);
 
 	r->next = new_next;
 	if (r->held == 0)
@@ -301,7 +331,7 @@ struct sb_reorder *
 sb_reorder_create(const struct sb_reorder_conf *conf)
 {
 	struct sb_reorder *r;
-	size_t sz_hdr, sz_ring, sz_age, sz_pend;
+	size_t sz_hdr, sz_ring, sz_age, sz_pend, sz_skip;
 	uint32_t max_jump;
 	void *mem;
 	int ret;
@@ -316,7 +346,8 @@ sb_reorder_create(const struct sb_reorder_conf *conf)
 	 * no longer comparable (RFC 1982). */
 	if (max_jump < conf->window || max_jump > SB_REORDER_MAX_JUMP_MAX ||
 			(conf->late_policy != SB_REORDER_LATE_DROP &&
-			 conf->late_policy != SB_REORDER_LATE_DELIVER)) {
+			 conf->late_policy != SB_REORDER_LATE_DELIVER &&
+			 conf->late_policy != SB_REORDER_LATE_FILL)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -327,23 +358,27 @@ sb_reorder_create(const struct sb_reorder_conf *conf)
 		RTE_CACHE_LINE_SIZE);
 	sz_age = RTE_ALIGN_CEIL((size_t)conf->window * 2 * sizeof(uint32_t), RTE_CACHE_LINE_SIZE);
 	sz_pend = RTE_ALIGN_CEIL((size_t)conf->window * sizeof(void *), RTE_CACHE_LINE_SIZE);
-	ret = posix_memalign(&mem, RTE_CACHE_LINE_SIZE, sz_hdr + sz_ring + sz_age + sz_pend);
+	sz_skip = RTE_ALIGN_CEIL((size_t)conf->window * sizeof(uint32_t), RTE_CACHE_LINE_SIZE);
+	ret = posix_memalign(&mem, RTE_CACHE_LINE_SIZE,
+		sz_hdr + sz_ring + sz_age + sz_pend + sz_skip);
 	if (ret != 0) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
 	/* Zero everything: empty slots are NULL objects, counters start at zero. */
-	memset(mem, 0, sz_hdr + sz_ring + sz_age + sz_pend);
+	memset(mem, 0, sz_hdr + sz_ring + sz_age + sz_pend + sz_skip);
 
 	r = mem;
 	r->ring = (struct sb_reorder_slot *)((char *)mem + sz_hdr);
 	r->age = (uint32_t *)((char *)mem + sz_hdr + sz_ring);
 	r->pend = (void **)((char *)mem + sz_hdr + sz_ring + sz_age);
+	r->skipped = (uint32_t *)((char *)mem + sz_hdr + sz_ring + sz_age + sz_pend);
 	r->mask = conf->window - 1;
 	r->age_mask = conf->window * 2 - 1;
 	r->max_jump = max_jump;
 	r->timeout = conf->timeout;
 	r->late_policy = conf->late_policy;
+	skipped_clear(r);
 	return r;
 }
 
@@ -396,8 +431,10 @@ sb_reorder_reset(struct sb_reorder *r, void (*free_obj)(void *obj, void *arg), v
 	flush_all(r, free_obj, arg);
 	r->started = false;
 	r->jump_pending = false;
-	/* Highs refer to the old numbering; path activity is link state and stays. */
+	/* Highs and skipped numbers refer to the old numbering; path activity is link state
+	 * and stays. */
 	r->valid = 0;
+	skipped_clear(r);
 }
 
 void
@@ -417,8 +454,10 @@ sb_reorder_set_next(struct sb_reorder *r, uint32_t next_seq)
 	r->run_end = next_seq;
 	r->started = true;
 	r->jump_pending = false;
-	/* Highs seen against another next could claim paths passed numbers they never sent. */
+	/* Highs seen against another next could claim paths passed numbers they never sent;
+	 * numbers skipped in another numbering are not holes of this one. */
 	r->valid = 0;
+	skipped_clear(r);
 	age_clear(r);
 	return 0;
 }
@@ -489,8 +528,20 @@ insert_slow(struct sb_reorder *r, unsigned int path, uint32_t seq, void *obj, ui
 		 * next - 1 lets the rule wait for it without claiming anything. */
 		if ((r->valid & (UINT32_C(1) << path)) == 0)
 			path_saw(r, path, r->next - 1);
-		return r->late_policy == SB_REORDER_LATE_DELIVER ?
-			SB_REORDER_LATE_DELIVERED : SB_REORDER_LATE_DROPPED;
+		switch (r->late_policy) {
+		case SB_REORDER_LATE_DELIVER:
+			return SB_REORDER_LATE_DELIVERED;
+		case SB_REORDER_LATE_FILL:
+			/* The hole its skip left is still open at the receiver: fill it, once. */
+			if (r->skipped[seq & r->mask] == seq) {
+				r->skipped[seq & r->mask] = seq + 1;
+				r->st.late_filled++;
+				return SB_REORDER_LATE_DELIVERED;
+			}
+			return SB_REORDER_LATE_DROPPED;
+		default:
+			return SB_REORDER_LATE_DROPPED;
+		}
 	}
 	if (unlikely((uint32_t)d > r->mask)) {
 		int32_t from_cand = (int32_t)(seq - r->jump_seq);
@@ -603,7 +654,7 @@ skip_gap(struct sb_reorder *r, uint64_t now)
 		/* A number >= next equal to a path high was held when seen and is still held
 		 * (next has not passed it), so this stops at a frame at the latest at bound. */
 		do {
-			r->next++;
+			skipped_note(r, r->next++);
 			r->st.lost_rule++;
 		} while (r->next != bound && slot_of(r, r->next)->obj == NULL);
 		run_restart(r);
@@ -623,7 +674,7 @@ skip_gap(struct sb_reorder *r, uint64_t now)
 		/* Skip only this gap; the loop in drain() comes back for later gaps while the
 		 * oldest frame (at or after the first held one) is still held. */
 		do {
-			r->next++;
+			skipped_note(r, r->next++);
 			r->st.lost_timeout++;
 		} while (slot_of(r, r->next)->obj == NULL);
 		run_restart(r);
@@ -688,6 +739,7 @@ sb_reorder_stats_foreach(const struct sb_reorder_stats *st, uint64_t hz,
 	fn("in_order", st->in_order, arg);
 	fn("reordered", st->reordered, arg);
 	fn("late", st->late, arg);
+	fn("late_filled", st->late_filled, arg);
 	fn("duplicate", st->duplicate, arg);
 	fn("out_of_range", st->out_of_range, arg);
 	fn("stray", st->stray, arg);

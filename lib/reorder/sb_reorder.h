@@ -29,13 +29,21 @@
 enum sb_reorder_late_policy {
 	SB_REORDER_LATE_DROP = 0,	/**< Hand it back to the caller to free (default). */
 	SB_REORDER_LATE_DELIVER,	/**< Hand it back to the caller to deliver as is. */
+	SB_REORDER_LATE_FILL,	/**< Deliver it only when the window skipped its number
+				 *   (as lost: timeout, RFC 1990 rule or slide) and has not
+				 *   delivered that number since: the frame fills the hole
+				 *   the skip left, at most once. Drop the rest (copies of
+				 *   released frames). The window remembers one skipped
+				 *   number per slot (seq modulo window): a skipped number
+				 *   is forgotten once a later one of its slot is skipped. */
 };
 
 /** Result of sb_reorder_insert(): who owns the object afterwards. */
 enum sb_reorder_verdict {
 	SB_REORDER_HELD = 0,	/**< The window owns the object until drain releases it. */
 	SB_REORDER_LATE_DROPPED,	/**< Late (seq already released); caller frees it. */
-	SB_REORDER_LATE_DELIVERED,	/**< Late, policy deliver; caller delivers it now. */
+	SB_REORDER_LATE_DELIVERED,	/**< Late, policy deliver (or fill, and its number was
+				 *   skipped); caller delivers it now. */
 	SB_REORDER_DUPLICATE,	/**< Same seq already held; caller frees it. */
 	SB_REORDER_OUT_OF_RANGE,	/**< Seq absurdly far ahead (>= max_jump) or exactly
 				 *   2^31 away; or >= window ahead while the frames a
@@ -77,10 +85,14 @@ struct sb_reorder_stats {
 				 *   before one drain all count here). */
 	uint64_t reordered;	/**< Released after waiting behind a gap (some earlier
 				 *   number was missing when it was inserted). */
-	uint64_t late;		/**< Arrived after its seq was released or skipped. Frames
+	uint64_t late;		/**< Arrived after its seq was released or skipped (whatever
+				 *   the policy did with it: late_filled counts the frames
+				 *   policy fill delivered). Frames
 				 *   a slide or the in-order fast path released count as
 				 *   released before drain returns them: a copy of one is late
 				 *   (with late_policy deliver it may reach the caller first). */
+	uint64_t late_filled;	/**< Late frames policy fill delivered: their number had
+				 *   been skipped and not delivered. */
 	uint64_t duplicate;	/**< Arrived while the same seq was held. */
 	uint64_t out_of_range;	/**< Rejected: too far ahead (see max_jump). */
 	uint64_t stray;		/**< Rejected: a window ahead, unconfirmed (SB_REORDER_STRAY). */

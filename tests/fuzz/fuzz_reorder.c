@@ -5,7 +5,8 @@
  *
  * Input: 4 header bytes, then operations.
  *   header[0]  bits 0-3: log2(window) - 1 (window 2..1024); bit 4: late policy deliver;
- *              bits 5-6: max_jump choice (default, window, 2^31, window * 3)
+ *              bits 5-6: max_jump choice (default, window, 2^31, window * 3); bit 7: late
+ *              policy fill (over bit 4)
  *   header[1]  timeout in clock units (0..255)
  *   header[2..3] when header[2] is odd, set_next(header[3] << 24 | 0xffff00): starts close
  *              to a 2^32 wrap half the time
@@ -22,6 +23,8 @@
  *   - a verdict other than HELD leaves the token with the caller; HELD gives it to the window
  *   - drain returns only tokens the window holds, each once, in strictly increasing sequence
  *     order (64-bit unwrapped numbering, per epoch between resets)
+ *   - policy fill delivers a late number only if it was neither drained nor filled before
+ *     in its epoch: no number reaches the caller twice
  *   - a late verdict is only given to a number before the expected one, a duplicate only when
  *     that number is held, out of range only when 2^31 away or at least window ahead
  *   - occupancy equals the tokens the window owns; after a drain that was not cut short by
@@ -46,6 +49,7 @@ enum owner { O_NONE = 0, O_WINDOW, O_CALLER, O_DELIVERED, O_FREED };
 
 struct token {
 	uint8_t owner;
+	uint8_t filled;		/* delivered late by policy fill */
 	uint32_t epoch;
 	int64_t seq64;		/* unwrapped number within its epoch */
 	uint64_t arrival;
@@ -57,6 +61,7 @@ struct model {
 	uint32_t max_jump;
 	uint64_t timeout;
 	uint64_t now;
+	bool fill;		/* late policy fill */
 	/* Unwrapped view of the window's next expected number, per epoch. */
 	uint32_t epoch;
 	bool started;
@@ -165,6 +170,17 @@ do_insert(struct model *m, unsigned int path, uint32_t seq)
 		CHECK(path < SB_REORDER_MAX_PATHS, "bad path %u late", path);
 		CHECK(d < 0 && d != INT32_MIN, "seq %u late at distance %d", seq, d);
 		t->owner = O_CALLER;
+		if (m->fill && v == SB_REORDER_LATE_DELIVERED) {
+			unsigned int i;
+
+			for (i = 0; i + 1 < m->n_tokens; i++)
+				CHECK(m->tok[i].epoch != m->epoch || m->tok[i].seq64 != s64 ||
+					(m->tok[i].owner != O_DELIVERED && !m->tok[i].filled),
+					"fill delivered seq %u a second time", seq);
+			t->epoch = m->epoch;
+			t->seq64 = s64;
+			t->filled = 1;
+		}
 		break;
 	case SB_REORDER_DUPLICATE:
 		CHECK(d >= 0 && held_seq(m, s64), "duplicate seq %u not held (distance %d)",
@@ -258,6 +274,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conf.window = m->window;
 	conf.timeout = data[1];
 	conf.late_policy = (data[0] & 0x10) ? SB_REORDER_LATE_DELIVER : SB_REORDER_LATE_DROP;
+	m->fill = (data[0] & 0x80) != 0;
+	if (m->fill)
+		conf.late_policy = SB_REORDER_LATE_FILL;
 	conf.max_jump = jumps[(data[0] >> 5) & 3];
 	if (((data[0] >> 5) & 3) == 1)
 		conf.max_jump = m->window;

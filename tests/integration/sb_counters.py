@@ -62,6 +62,11 @@ def check(path):
                                     "out_of_range", "stray", "occupancy"))
     if c["rx_data"] != ro:
         errors.append("rx_data %d != reorder outcomes + held %d (%s)" % (c["rx_data"], ro, r))
+    # late_policy fill delivers a late frame only into a hole the window skipped
+    if r.get("late_filled", 0) > c["rx_late_delivered"] or r.get("late_filled", 0) > sum(
+            r.get(k, 0) for k in ("lost_rule", "lost_timeout", "lost_slide")):
+        errors.append("late_filled %d: more than delivered late (%d) or skipped" % (
+            r.get("late_filled", 0), c["rx_late_delivered"]))
     up = r.get("in_order", 0) + r.get("reordered", 0) + c["rx_late_delivered"]
     down = c["exc_tx"] + c["exc_tx_drop"] + c["exc_too_big"] + c["exc_queued"]
     if up != down:

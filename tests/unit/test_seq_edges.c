@@ -204,7 +204,7 @@ static void
 test_half_space(void)
 {
 	static const enum sb_reorder_late_policy pols[] = { SB_REORDER_LATE_DROP,
-		SB_REORDER_LATE_DELIVER };
+		SB_REORDER_LATE_DELIVER, SB_REORDER_LATE_FILL };
 	unsigned int p;
 
 	for (p = 0; p < RTE_DIM(pols); p++) {
@@ -212,8 +212,9 @@ test_half_space(void)
 		struct sb_reorder_stats before, after;
 		const uint32_t n = UINT32_MAX - 3;	/* next expected */
 		const uint32_t half = UINT32_C(1) << 31;
-		enum sb_reorder_verdict late = pols[p] == SB_REORDER_LATE_DROP ?
-			SB_REORDER_LATE_DROPPED : SB_REORDER_LATE_DELIVERED;
+		/* Fill delivers only numbers the window skipped: none was here. */
+		enum sb_reorder_verdict late = pols[p] == SB_REORDER_LATE_DELIVER ?
+			SB_REORDER_LATE_DELIVERED : SB_REORDER_LATE_DROPPED;
 
 		base = n;
 		sb_reorder_set_next(r, n);
