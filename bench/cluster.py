@@ -21,7 +21,10 @@ with 8, 6 switches; every link --rate Mbit/s each way) and measures, in this ord
                 gateway's capacity (8 links; 1 link without seqbond), Jain fairness over the
                 16 blades, TCP timeouts (TcpExtTCPTimeouts of every blade)
   tbench        tbench_srv on the gateway, `tbench 4` on every blade (64 clients), over sb0
-                and over one link per host
+                and over one link per host; TCP timeouts split into those of established
+                connections and SYN retransmissions, with the gateway's ListenOverflows
+                (tbench_srv's accept queue holds 20: 64 clients connecting at once on a busy
+                machine overflow it, whatever carries the frames)
   switch        one stream a -> b; switch module 3 black-holed mid-run (`cut-switch`,
                 carriers up): time until the goodput is back to 5/6 of before, TCP timeouts
   failover      16 -> 1 again; switch 2 black-holed at 1/3 of the run, blade a's port 4 cut
@@ -101,11 +104,17 @@ def tb(*args, capture=False):
     return r
 
 
-def timeouts(h):
-    """TcpExtTCPTimeouts of host h's namespace (cumulative)."""
+def tcpext(h, *keys):
+    """TcpExt counters of host h's namespace (cumulative), in the order of keys."""
     out = run(inns(h, ["cat", "/proc/net/netstat"]), stdout=subprocess.PIPE).stdout
     lines = [l.split() for l in out.splitlines() if l.startswith("TcpExt:")]
-    return int(dict(zip(lines[0], lines[1]))["TCPTimeouts"])
+    d = dict(zip(lines[0], lines[1]))
+    return tuple(int(d[k]) for k in keys)
+
+
+def timeouts(h):
+    """TcpExtTCPTimeouts of host h's namespace (cumulative)."""
+    return tcpext(h, "TCPTimeouts")[0]
 
 
 def jain(xs):
@@ -376,7 +385,13 @@ def tbench(dst_addr, secs, tmp, tag):
                            stderr=subprocess.DEVNULL)
     try:
         wait_listen(GW, 7003)
-        to0 = {h: timeouts(h) for h in BLADES}
+        # tbench_srv listens with a backlog of 20 and forks per connection: when the 64
+        # clients connect at once on a busy machine its accept queue overflows, the gateway's
+        # kernel drops the handshake (ListenOverflows) and the client retransmits its SYN
+        # after 1 s, a TCPTimeouts on the blade that no link lost. So the SYN timeouts
+        # (TCPSynRetrans) are counted apart from the timeouts of established connections.
+        to0 = {h: tcpext(h, "TCPTimeouts", "TCPSynRetrans") for h in BLADES}
+        lo0 = tcpext(GW, "ListenOverflows")[0]
         load = ["-c", "/usr/share/dbench/client.txt"] if os.path.exists(
             "/usr/share/dbench/client.txt") else []
         cl = {h: subprocess.Popen(inns(h, ["timeout", str(secs + 60), "tbench", "-t", str(secs)]
@@ -392,10 +407,15 @@ def tbench(dst_addr, secs, tmp, tag):
                 per[h] = 0.0
             else:
                 per[h] = float(m.group(1))
+        to1 = {h: tcpext(h, "TCPTimeouts", "TCPSynRetrans") for h in BLADES}
+        tmo = sum(to1[h][0] - to0[h][0] for h in BLADES)
+        syn = sum(to1[h][1] - to0[h][1] for h in BLADES)
         return {"per_blade_MBps": {h: round(v, 2) for h, v in per.items()},
                 "aggregate_MBps": round(sum(per.values()), 2),
                 "jain": round(jain(list(per.values())), 4),
-                "tcp_timeouts": sum(timeouts(h) - to0[h] for h in BLADES), "failed": bad}
+                "tcp_timeouts": tmo, "syn_retransmits": syn,
+                "data_timeouts": max(tmo - syn, 0),
+                "gw_listen_overflows": tcpext(GW, "ListenOverflows")[0] - lo0, "failed": bad}
     finally:
         srv.terminate()
         srv.wait()
@@ -598,7 +618,10 @@ def table(res):
         t = res.get(k)
         if t:
             rows.append(("tbench 16 x 4 clients, %s" % label, "%.1f MB/s" % t["aggregate_MBps"],
-                         "Jain %.3f, %d TCP timeouts" % (t["jain"], t["tcp_timeouts"])))
+                         "Jain %.3f, %d TCP timeouts: %d of established connections, %d SYN "
+                         "retransmissions (gateway's listen queue overflowed %d times)" % (
+                             t["jain"], t["tcp_timeouts"], t["data_timeouts"],
+                             t["syn_retransmits"], t["gw_listen_overflows"])))
     s = res.get("switch")
     if s:
         rows.append(("a -> b, switch 3 black-holed", "%.1f -> %.1f Mbit/s" % (
