@@ -153,7 +153,7 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
  * plus how much later the peer's slowest path delivers than its fastest (the TX worker
  * publishes it from the hellos: sb_peer_delay_spread_us()), at most reorder_timeout_max.
  * A frame on the slow path arrives that much after later frames on the fast one; a fixed
- * hold shorter than that drops it as late, and a fixed hold long enough for the worst
+ * hold shorter than that gives it up (it arrives late: out of order, or dropped), and a fixed hold long enough for the worst
  * spread makes every loss the RFC 1990 rule cannot resolve wait that long.
  */
 uint64_t

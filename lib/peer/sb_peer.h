@@ -462,7 +462,7 @@ unsigned int sb_peer_hello_entry_path(struct sb_peer_table *t, unsigned int peer
  * largest minus the smallest moving mean of the one-way delay (queueing included), the
  * largest such spread of the last 1-2 s. A frame sent on the slow path arrives that much
  * after frames sent after it on the fast one, so a reorder window must hold a gap at least
- * that long or drop the frame as late (docs/design.md, "Reorder timeout").
+ * that long or give the frame up as late (docs/design.md, "Reorder timeout").
  *
  * @param peer  Peer index (< n_peers).
  * @return the spread in microseconds; 0 when fewer than two such paths have samples.
