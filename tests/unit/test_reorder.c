@@ -418,11 +418,20 @@ test_late_dup_range(void)
  * delivered it since (timeout, RFC 1990 rule or slide), once; a copy of a released frame,
  * or a second copy of a filled one, is dropped. Reset forgets the skipped numbers.
  */
+/* Offer tok[seq] late and check the verdict @p want (policy fill's deliver or drop). */
+static void
+late_verdict(struct sb_reorder *r, unsigned int path, uint32_t seq, uint64_t now,
+	enum sb_reorder_verdict want, int line)
+{
+	enum sb_reorder_verdict v = sb_reorder_insert(r, path, seq, &tok[seq % NTOK], now);
+
+	SB_CHECK(v == want, "line %d: late seq %u: verdict %d, want %d", line, seq, v, want);
+}
+
 static void
 test_late_fill(void)
 {
 	struct sb_reorder *r = mk(8, 100, 0, SB_REORDER_LATE_FILL);
-	enum sb_reorder_verdict v;
 	unsigned int s;
 
 	put(r, 0, 0, 0);
@@ -431,14 +440,10 @@ test_late_fill(void)
 	put(r, 0, 2, 10);
 	EXPECT_NONE(r, 109);
 	EXPECT(r, 110, 2);
-	v = sb_reorder_insert(r, 1, 0, &tok[0], 111);
-	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "copy of released 0: verdict %d", v);
-	v = sb_reorder_insert(r, 1, 2, &tok[2], 111);
-	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "copy of released 2: verdict %d", v);
-	v = sb_reorder_insert(r, 1, 1, &tok[1], 112);
-	SB_CHECK(v == SB_REORDER_LATE_DELIVERED, "skipped 1: verdict %d", v);
-	v = sb_reorder_insert(r, 1, 1, &tok[1], 113);
-	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "skipped 1 a second time: verdict %d", v);
+	late_verdict(r, 1, 0, 111, SB_REORDER_LATE_DROPPED, __LINE__);
+	late_verdict(r, 1, 2, 111, SB_REORDER_LATE_DROPPED, __LINE__);
+	late_verdict(r, 1, 1, 112, SB_REORDER_LATE_DELIVERED, __LINE__);
+	late_verdict(r, 1, 1, 113, SB_REORDER_LATE_DROPPED, __LINE__);
 	SB_CHECK(stats(r).late == 4 && stats(r).late_filled == 1, "late %" PRIu64
 		" late_filled %" PRIu64, stats(r).late, stats(r).late_filled);
 
@@ -449,18 +454,15 @@ test_late_fill(void)
 	put(r, 1, 6, 200);
 	EXPECT(r, 200, 5, 6);
 	SB_CHECK(stats(r).lost_rule == 2, "lost_rule %" PRIu64, stats(r).lost_rule);
-	v = sb_reorder_insert(r, 0, 4, &tok[4], 201);
-	SB_CHECK(v == SB_REORDER_LATE_DELIVERED, "rule-skipped 4: verdict %d", v);
-	v = sb_reorder_insert(r, 0, 3, &tok[3], 201);
-	SB_CHECK(v == SB_REORDER_LATE_DELIVERED, "rule-skipped 3: verdict %d", v);
+	late_verdict(r, 0, 4, 201, SB_REORDER_LATE_DELIVERED, __LINE__);
+	late_verdict(r, 0, 3, 201, SB_REORDER_LATE_DELIVERED, __LINE__);
 
 	/* Slide: 30 is 23 ahead of 7 in a window of 8 (next -> 23). 7..22 are skipped, but
 	 * each slot remembers only its last one: 15..22 fill, 7..14 are dropped. */
 	jump(r, 0, 30, 300);
 	for (s = 7; s < 23; s++) {
-		v = sb_reorder_insert(r, 1, s, &tok[s], 301);
-		SB_CHECK(v == (s >= 15 ? SB_REORDER_LATE_DELIVERED : SB_REORDER_LATE_DROPPED),
-			"slid-over %u: verdict %d", s, v);
+		late_verdict(r, 1, s, 301, s >= 15 ? SB_REORDER_LATE_DELIVERED :
+			SB_REORDER_LATE_DROPPED, __LINE__);
 	}
 	SB_CHECK(stats(r).late_filled == 11, "late_filled %" PRIu64, stats(r).late_filled);
 
@@ -469,8 +471,7 @@ test_late_fill(void)
 	sb_reorder_reset(r, NULL, NULL);
 	put(r, 0, 40, 500);
 	EXPECT(r, 500, 40);
-	v = sb_reorder_insert(r, 0, 20, &tok[20], 501);
-	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "old numbering's skipped 20: verdict %d", v);
+	late_verdict(r, 0, 20, 501, SB_REORDER_LATE_DROPPED, __LINE__);
 	sb_reorder_free(r, NULL, NULL);
 
 	/* Policy drop delivers nothing late, skipped or not. */
@@ -478,8 +479,7 @@ test_late_fill(void)
 	put(r, 0, 0, 0);
 	put(r, 0, 2, 0);
 	EXPECT(r, 100, 0, 2);
-	v = sb_reorder_insert(r, 0, 1, &tok[1], 101);
-	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "drop policy, skipped 1: verdict %d", v);
+	late_verdict(r, 0, 1, 101, SB_REORDER_LATE_DROPPED, __LINE__);
 	SB_CHECK(stats(r).late_filled == 0, "late_filled %" PRIu64, stats(r).late_filled);
 	sb_reorder_free(r, NULL, NULL);
 }
