@@ -252,6 +252,16 @@ def report(rdir, doc, img, quick):
               scale_section(scale))
 
 
+def hand_notes(name):
+    """Lines of bench/results/notes/NAME.md: text written by hand about a section's runs
+    (what was run beside the generated table, what it showed), kept across regenerations."""
+    p = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "notes",
+                     name + ".md")
+    if not os.path.exists(p):
+        return []
+    return [open(p).read().rstrip("\n") + "\n"]
+
+
 def cluster_section(c):
     """Markdown lines for bench/cluster.py (bench/run --only cluster): the users' cluster."""
     if not c:
@@ -327,7 +337,7 @@ def cluster_section(c):
              "x^2) over the 16 blades' goodputs; idle CPU = utime + stime of each seqbond "
              "process, and the machine's busy time (/proc/stat) over the same span, which also "
              "holds the kernel's work for every host's hellos.\n")
-    return L
+    return L + hand_notes("cluster")
 
 
 def scale_section(scale):
@@ -394,7 +404,7 @@ def ceiling_section(ceil):
             fmt(med(r["retransmits"] for r in rs), 0), fmt(med(r["tcp_timeouts"] for r in rs), 0),
             len(rs)))
     L.append("")
-    return L
+    return L + hand_notes("ceiling")
 
 
 # The WAN set's per-link loss (bench/run WAN_SHAPE): part of its limit.
@@ -649,6 +659,7 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
                 L.append("| %s | %.1f | %.1f | %.2f |" % (t, e["sb_reorder"], e["rte_reorder"],
                                                          e["sb_reorder"] / e["rte_reorder"]))
         L.append("")
+    L.extend(hand_notes("reorder"))
     L.append("## Micro: whole datapath vs testpmd io forwarding\n")
     L.append("`bench/bench_dp` links the application's datapath files into a harness that runs "
              "two hosts back to back on ring ports (4 links) in one thread: a fixed set of "
@@ -678,6 +689,7 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
                 "%.1f" % (float(s["ns_per_stage"]) / float(mac["ns_per_frame"])) if mac
                 else "n/a"))
         L.append("")
+    L.extend(hand_notes("datapath"))
     L.extend(scale_lines)
     if not quick:
         L.extend(not_run(summary, fail))
