@@ -455,8 +455,7 @@ sb_config_defaults(struct sb_config *c)
 	c->late_policy = SB_REORDER_LATE_FILL;
 	c->max_backlog_us = 2000;
 	/* 128, not DPDK's usual 32: a TSO segment from the kernel cuts into up to 44 frames,
-	 * and a burst that holds a few of them fills each port's sendto() (docs/design.md,
-	 * "Burst size"). */
+	 * which 32-frame bursts split across polls (docs/design.md, "Burst size"). */
 	c->burst = 128;
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
