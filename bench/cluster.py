@@ -10,8 +10,12 @@ with 8, 6 switches; every link --rate Mbit/s each way) and measures, in this ord
   one link      one TCP stream over one such link without seqbond (`baseline`): the unit
                 every limit below is counted in
   idle          CPU of the 17 idle instances (each process's own, and the whole machine's),
-                resident memory per instance, deep-idle naps; measured once no sb0 has
-                carried a frame for 6 s (the kernels' start-up chatter: up to 2 minutes)
+                resident memory per instance, deep-idle naps, the idle hello interval;
+                measured once no sb0 has carried a frame for 6 s (the kernels' start-up
+                chatter: up to 2 minutes). A process's figure is its scheduler run time
+                (/proc/PID/stat scales its ticks to it); the machine's is sampled at the
+                timer tick (/proc/stat) and misses short wake-ups that end between ticks:
+                it read 13-20 % lower (docs/design.md, "Idle hellos that scale").
   dhcp          dnsmasq on the gateway's port-0 interface (its own subnet), busybox udhcpc on
                 every blade's port-0 interface at once, beside seqbond on the same ports
   streams       one TCP stream over sb0: blade a -> blade b, gateway q -> a, a -> q; limit =
@@ -214,9 +218,10 @@ def measure_idle(seconds, tries=4):
 
 
 def nap_counts(h):
-    """(deep naps, naps at the idle pace, polls) of host @h so far (docs/config.md)."""
+    """(deep naps, naps at the idle pace, polls, hello interval now in ms) of host @h so far
+    (docs/config.md)."""
     i = telemetry(h, "/seqbond/info")
-    return i["idle_deep_sleeps"], i["idle_slow_sleeps"], i["loops"]
+    return i["idle_deep_sleeps"], i["idle_slow_sleeps"], i["loops"], i["hello_interval_ms"]
 
 
 def measure_idle_once(seconds):
@@ -246,6 +251,8 @@ def measure_idle_once(seconds):
         "deep_naps_per_s": {h: round((naps1[h][0] - naps0[h][0]) / dt) for h in naps0},
         "slow_naps_per_s": {h: round((naps1[h][1] - naps0[h][1]) / dt) for h in naps0},
         "polls_per_s": {h: round((naps1[h][2] - naps0[h][2]) / dt) for h in naps0},
+        # the idle pace each announces at the end (hello_idle_rx_max: grows with the peers)
+        "hello_interval_ms": {h: naps1[h][3] for h in naps1},
         "rss_mb_blade_max": round(max(rss[h] for h in BLADES), 1),
         "rss_mb_gateway": round(rss[GW], 1),
         "rss_mb_total": round(sum(rss.values()), 1),
@@ -588,10 +595,13 @@ def table(res):
     if idle:
         rows.append(("idle CPU per instance (mean / max, % of a core)",
                      "%.2f / %.2f" % (idle["cpu_pct_mean"], idle["cpu_pct_max"]),
-                     "machine %.1f %% of a core = %.2f %% per instance; quiet after %.0f s, "
-                     "%d sb0 frames in it" % (
+                     "machine %.1f %% of a core = %.2f %% per instance (tick-sampled); "
+                     "hellos every %s ms; quiet after %.0f s, %d sb0 frames in it" % (
                          idle["machine_busy_pct_of_a_core"],
-                         idle["machine_busy_pct_per_instance"], idle.get("settled_after_s", 0),
+                         idle["machine_busy_pct_per_instance"],
+                         "/".join(str(v) for v in
+                                  sorted(set(idle.get("hello_interval_ms", {}).values())))
+                         or "?", idle.get("settled_after_s", 0),
                          idle.get("sb0_frames_during", 0))))
         rows.append(("memory (RSS, MB)", "blade <= %.0f, gateway %.0f" % (
             idle["rss_mb_blade_max"], idle["rss_mb_gateway"]),
@@ -676,10 +686,12 @@ def idle_only(a, res, extra):
         subprocess.run(TB + ["down"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     i = res["idle"]
     print("idle %s: per instance %.2f %% of a core (max %.2f), machine %.1f %% of a core; "
-          "polls/s %s, naps/s deep %s slow %s; %d sb0 frames in the %.1f s window" % (
+          "polls/s %s, naps/s deep %s slow %s; hello interval ms %s; %d sb0 frames in the %.1f s "
+          "window" % (
               " ".join(a.config_extra) or "(defaults)", i["cpu_pct_mean"], i["cpu_pct_max"],
               i["machine_busy_pct_of_a_core"], i["polls_per_s"], i["deep_naps_per_s"],
-              i["slow_naps_per_s"], i["sb0_frames_during"], i["seconds"]))
+              i["slow_naps_per_s"], i.get("hello_interval_ms"), i["sb0_frames_during"],
+              i["seconds"]))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)

@@ -252,6 +252,12 @@ key_hello_idle_interval(struct cfg_ctx *x)
 }
 
 static int
+key_hello_idle_rx_max(struct cfg_ctx *x)
+{
+	return parse_u32(x, 0, 100000, &x->c->hello_idle_rx_max);
+}
+
+static int
 key_probe_interval(struct cfg_ctx *x)
 {
 	return parse_u32(x, 0, 60000, &x->c->mtu_probe_interval_ms);
@@ -352,6 +358,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "hello_multiplier", key_hello_multiplier },
 	{ "peer_silence_hold_ms", key_peer_silence_hold },
 	{ "hello_idle_interval_ms", key_hello_idle_interval },
+	{ "hello_idle_rx_max", key_hello_idle_rx_max },
 	{ "hello_unicast", key_hello_unicast },
 	{ "hello_brief", key_hello_brief },
 	{ "reorder_window", key_reorder_window },
@@ -447,6 +454,7 @@ sb_config_defaults(struct sb_config *c)
 	c->hello_multiplier = 4;
 	c->peer_silence_hold_ms = 200;
 	c->hello_idle_interval_ms = 100;
+	c->hello_idle_rx_max = 80;
 	c->hello_unicast = true;
 	c->hello_brief = true;
 	c->reorder_window = 4096;
@@ -824,6 +832,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "hello_multiplier", c->hello_multiplier);
 	set_u(cfg, "seqbond", "peer_silence_hold_ms", c->peer_silence_hold_ms);
 	set_u(cfg, "seqbond", "hello_idle_interval_ms", c->hello_idle_interval_ms);
+	set_u(cfg, "seqbond", "hello_idle_rx_max", c->hello_idle_rx_max);
 	rte_cfgfile_add_entry(cfg, "seqbond", "hello_unicast", c->hello_unicast ? "on" : "off");
 	rte_cfgfile_add_entry(cfg, "seqbond", "hello_brief", c->hello_brief ? "on" : "off");
 	set_u(cfg, "seqbond", "reorder_window", c->reorder_window);
@@ -915,6 +924,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.hello_multiplier = c->hello_multiplier,
 		.peer_silence_hold_ms = c->peer_silence_hold_ms,
 		.hello_idle_interval_ms = c->hello_idle_interval_ms,
+		.hello_idle_rx_max = c->hello_idle_rx_max,
 		.hello_unicast = c->hello_unicast,
 		.hello_brief = c->hello_brief,
 		.reorder_window = c->reorder_window,

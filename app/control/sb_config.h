@@ -61,6 +61,8 @@ struct sb_config {
 					 *   (0: no longer than a deep one). */
 	uint32_t hello_idle_interval_ms;	/**< Hello interval while the host carries no
 						 *   traffic (0: always hello_interval_ms). */
+	uint32_t hello_idle_rx_max;	/**< Idle hellos a port may hear a second: the idle
+					 *   interval grows with the peers (0: fixed). */
 	bool hello_unicast;		/**< Fast hellos unicast to the peers in use where
 					 *   that is cheaper than one group hello. */
 	bool hello_brief;		/**< Group hellos at the idle pace with brief

@@ -286,6 +286,7 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 	tx->hello_active_ms = conf->hello_interval_ms;
 	tx->hello_idle_ms = conf->hello_idle_interval_ms <= UINT16_MAX ?
 		conf->hello_idle_interval_ms : UINT16_MAX;
+	tx->hello_idle_base_ms = tx->hello_idle_ms;
 	tx->probe_period = (uint64_t)conf->mtu_probe_interval_ms * dp->hz / 1000;
 	tx->probe_interval_ms = conf->mtu_probe_interval_ms;
 	/* Start at the fast pace: paths come up within a few hellos. */

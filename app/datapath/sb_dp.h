@@ -54,6 +54,10 @@ struct sb_dp_conf {
 	uint32_t hello_idle_interval_ms;	/**< Hello interval once the host has carried
 						 *   nothing for SB_DP_HELLO_IDLE_AFTER_MS; 0
 						 *   or <= hello_interval_ms: never slower. */
+	uint32_t hello_idle_rx_max;	/**< Hellos a second a port may hear from idle
+					 *   peers: with more peers than this x the idle
+					 *   interval / 1000, the idle interval grows in
+					 *   proportion (0: it stays fixed). */
 	bool hello_unicast;		/**< While the host is at the fast pace, a port whose
 					 *   peers in use are few hellos them unicast at the
 					 *   fast pace and everyone else at the idle pace

@@ -212,7 +212,9 @@ struct sb_dp_tx {
 	/* Hello pace (sb_dp_hello.c, hello_pace()): fast while the host carries traffic,
 	 * slow once it has carried none for SB_DP_HELLO_IDLE_AFTER_MS. */
 	uint16_t hello_active_ms;	/**< The configured (or console-set) interval. */
-	uint16_t hello_idle_ms;		/**< The idle one; 0: no slow pace. */
+	uint16_t hello_idle_ms;		/**< The idle one now (for the peers heard);
+					 *   0: no slow pace. */
+	uint16_t hello_idle_base_ms;	/**< The configured idle one. */
 	bool hello_slow;		/**< At the idle pace now (other lcores read it:
 					 *   __atomic loads and stores). */
 	uint64_t pace_activity;		/**< Frames other than hellos, every worker, ... */
