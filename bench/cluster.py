@@ -20,6 +20,9 @@ with 8, 6 switches; every link --rate Mbit/s each way) and measures, in this ord
                 every blade's port-0 interface at once, beside seqbond on the same ports
   streams       one TCP stream over sb0: blade a -> blade b, gateway q -> a, a -> q; limit =
                 the paths between them = the blade's 6 links
+  mptcp         (not with --short) the same three streams over MPTCP without seqbond: an
+                address per switch on each of the two hosts' ports, the kernel path
+                manager announcing 5 of them; the limit is again the blade's 6 links
   16 -> 1       iperf3 from every blade to the gateway at once, over sb0 and over one link
                 per host without seqbond (plain IP on port 0): aggregate against the
                 gateway's capacity (8 links; 1 link without seqbond), Jain fairness over the
@@ -35,6 +38,7 @@ with 8, 6 switches; every link --rate Mbit/s each way) and measures, in this ord
                 at 2/3: every blade's stream must go on (receiver intervals), TCP timeouts
 
 --idle-only: bring the cluster up, take the idle figures, tear it down (nothing else).
+--mptcp-only: bring it up, take the three streams over seqbond and over MPTCP, tear it down.
 --config-extra LINE: a line for every host's [seqbond] section (repeatable), as the
 testbed's option of that name: side-by-side runs of an idle setting.
 --short: the same with short runs (CI's test_cluster_bladecentre, tools/demo --cluster).
@@ -51,6 +55,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,6 +71,7 @@ GW = "q"
 HOSTS = BLADES + GW
 TCK = os.sysconf("SC_CLK_TCK")
 PLAIN = "10.95.0"     # one link per host without seqbond (port 0)
+MPNET = "10.94"       # MPTCP without seqbond: MPNET.S.<host>/24 on each host's port to switch S
 DHCP = "10.96.0"      # the boot network (port 0)
 
 
@@ -439,6 +445,85 @@ def plain_addresses(add):
         run(inns(GW, ["sysctl", "-qw", "net.ipv4.conf.all.arp_ignore=1"]))
 
 
+def mptcp_addresses(hosts, add):
+    """MPTCP without seqbond between @hosts: an address on each host's port to each of the
+    6 switches (its own subnet per switch), the kernel path manager announcing every address
+    but port 0's (`signal`) and accepting 8 subflows. The gateway's ports 6 and 7 share
+    switches 0 and 1 and get none; arp_ignore=1 keeps them from answering for ports 0 and 1."""
+    verb = "add" if add else "del"
+    for h in hosts:
+        for sw in range(6):
+            run(inns(h, ["ip", "addr", verb, "%s.%d.%d/24" % (MPNET, sw, idx(h)), "dev",
+                         "sb%s%d" % (h.upper(), sw)]))
+        if add:
+            run(inns(h, ["sysctl", "-qw", "net.mptcp.enabled=1"]))
+            run(inns(h, ["sysctl", "-qw", "net.ipv4.conf.all.arp_ignore=1"]))
+            run(inns(h, ["ip", "mptcp", "limits", "set", "subflow", "8", "add_addr_accepted",
+                         "8"]))
+            for sw in range(1, 6):
+                run(inns(h, ["ip", "mptcp", "endpoint", "add", "%s.%d.%d" % (MPNET, sw, idx(h)),
+                             "dev", "sb%s%d" % (h.upper(), sw), "signal"]))
+        else:
+            run(inns(h, ["ip", "mptcp", "endpoint", "flush"]))
+
+
+def mptcp_joins(h):
+    """Subflows host @h's MPTCP connections have joined (cumulative)."""
+    out = run(inns(h, ["cat", "/proc/net/netstat"]), stdout=subprocess.PIPE).stdout
+    lines = [l.split() for l in out.splitlines() if l.startswith("MPTcpExt:")]
+    return int(dict(zip(lines[0], lines[1])).get("MPJoinSynAckRx", 0)) if lines else 0
+
+
+def mptcp_stream(src, dst, secs, tmp):
+    """One MPTCP stream (iperf3 under mptcpize) src -> dst over the switches, without seqbond:
+    the issue's "MPTCP where it applies" for one stream (mptcp_addresses() first)."""
+    port = 5601
+    j = os.path.join(tmp, "mptcp-%s%s.json" % (src, dst))
+    srv = subprocess.Popen(inns(dst, ["mptcpize", "run", "iperf3", "-s", "-1", "-p",
+                                      str(port)]),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_listen(dst, port)
+        to0, jn0 = timeouts(src), mptcp_joins(src)
+        with open(j, "w") as f:
+            run(inns(src, ["timeout", str(secs + 30), "mptcpize", "run", "iperf3", "-c",
+                           "%s.0.%d" % (MPNET, idx(dst)), "-p", str(port), "-t", str(secs),
+                           "-J"]), stdout=f, stderr=subprocess.DEVNULL)
+        d = json.load(open(j))
+        if "error" in d:
+            raise RuntimeError("MPTCP %s -> %s: %s" % (src, dst, d["error"]))
+        return {"goodput_mbit": round(d["end"]["sum_received"]["bits_per_second"] / 1e6, 2),
+                "retransmits": d["end"]["sum_sent"].get("retransmits", 0),
+                "tcp_timeouts": timeouts(src) - to0, "joins": mptcp_joins(src) - jn0}
+    finally:
+        try:
+            srv.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            srv.wait()
+
+
+MPTCP_PAIRS = ((BLADES[0], BLADES[1]), (GW, BLADES[0]), (BLADES[0], GW))
+
+
+def mptcp_streams(secs, tmp, B):
+    """The one-stream pairs over MPTCP without seqbond, as ratios of the blade's 6 links."""
+    hosts = (BLADES[0], BLADES[1], GW)
+    out = {}
+    mptcp_addresses(hosts, True)
+    try:
+        for src, dst in MPTCP_PAIRS:
+            log("one MPTCP stream %s -> %s without seqbond" % (src, dst))
+            st = mptcp_stream(src, dst, secs, tmp)
+            st["ratio"] = round(st["goodput_mbit"] / (6 * B), 3)
+            out["%s -> %s" % (src, dst)] = st
+    finally:
+        mptcp_addresses(hosts, False)
+        for h in hosts[:2]:
+            run(inns(h, ["sysctl", "-qw", "net.ipv4.conf.all.arp_ignore=0"]))
+    return out
+
+
 def switch_failover(secs, tmp, cut_at):
     """One stream a -> b; switch 3 black-holed at cut_at s. Receiver intervals of 0.1 s."""
     src, dst = BLADES[0], BLADES[1]
@@ -614,6 +699,10 @@ def table(res):
         rows.append(("one stream %s" % k, "%.1f Mbit/s" % v["goodput_mbit"],
                      "%.3f of 6 links (one link %.1f); %d TCP timeouts" % (
                          v["ratio"], B, v["tcp_timeouts"])))
+    for k, v in res.get("mptcp_streams", {}).items():
+        rows.append(("one MPTCP stream %s, no seqbond" % k, "%.1f Mbit/s" % v["goodput_mbit"],
+                     "%.3f of 6 links; %d MP_JOIN SYN-ACKs received, %d TCP timeouts" % (
+                         v["ratio"], v["joins"], v["tcp_timeouts"])))
     m = res.get("many_to_one")
     if m:
         rows.append(("16 -> gateway, iperf3 over sb0", "%.1f Mbit/s" % m["aggregate_mbit"],
@@ -697,6 +786,33 @@ def idle_only(a, res, extra):
             json.dump(res, f, indent=1)
 
 
+def mptcp_only(a, res, extra):
+    """Bring the cluster up, take the one-stream pairs over seqbond and over MPTCP without
+    it, tear it down: the side-by-side view of the full run's stream rows."""
+    tmp = tempfile.mkdtemp(prefix="seqbond-cluster.")
+    try:
+        B = float(tb("baseline", "--rate", str(a.rate), "--time", "10",
+                     capture=True).stdout.strip())
+        res["one_link_mbit"] = B
+        tb("up", "--preset", "bladecentre", "--rate", str(a.rate), "--exception",
+           a.exception, *extra, capture=True)
+        res["streams"] = {}
+        for src, dst in MPTCP_PAIRS:
+            log("one stream %s -> %s" % (src, dst))
+            st = one_stream(src, dst, 10, tmp)
+            st["ratio"] = round(st["goodput_mbit"] / (6 * B), 3)
+            res["streams"]["%s -> %s" % (src, dst)] = st
+        res["mptcp_streams"] = mptcp_streams(10, tmp, B)
+    finally:
+        log("down")
+        subprocess.run(TB + ["down"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(tmp, ignore_errors=True)
+    table(res)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rate", type=int, default=100)
@@ -706,6 +822,7 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--exception", default="tap-vnet")
     ap.add_argument("--idle-only", action="store_true")
+    ap.add_argument("--mptcp-only", action="store_true")
     ap.add_argument("--config-extra", action="append", default=[])
     a = ap.parse_args()
     if os.geteuid() != 0:
@@ -717,6 +834,8 @@ def main():
     extra = [x for line in a.config_extra for x in ("--config-extra", line)]
     if a.idle_only:
         return idle_only(a, res, extra)
+    if a.mptcp_only:
+        return mptcp_only(a, res, extra)
     tmp = tempfile.mkdtemp(prefix="seqbond-cluster.")
     problems = []
     try:
@@ -762,6 +881,9 @@ def main():
         log("tbench 16 x 4 over one link per host")
         res["tbench_plain"] = tbench("%s.%d" % (PLAIN, idx(GW)), T["tbench"], tmp, "tbp")
         plain_addresses(False)
+        if not a.short:
+            # Not in the short form: CI's time goes to the seqbond verdicts.
+            res["mptcp_streams"] = mptcp_streams(T["stream"], tmp, B)
         log("switch 3 fails under one stream a -> b")
         res["switch"] = switch_failover(T["switch"], tmp, T["switch"] / 2.0)
         log("16 -> 1 with switch 2 and a's port 4 failing")
