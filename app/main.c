@@ -456,7 +456,11 @@ lcore_up(struct app *a)
 static void
 lcore_down(struct app *a)
 {
+	unsigned int k;
+
 	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+	for (k = 0; a->dp != NULL && k < sb_dp_n_workers(a->dp); k++)
+		sb_dp_wake(a->dp, k);
 	if (a->n_launched != 0)
 		rte_eal_mp_wait_lcore();
 }

@@ -111,7 +111,7 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 	h->cfg.mac[5] = k;
 	strlcpy(h->cfg.scheduler, sched, sizeof(h->cfg.scheduler));
 	h->cfg.n_ports = links;
-	h->cfg.idle_sleep_max_us = 0;
+	h->cfg.lcore_dedicated = true;
 	/* One thread steps both hosts: if it is descheduled for tens of ms on a loaded machine,
 	 * neither hears a hello meanwhile. A detection time of 1 s keeps the paths up through
 	 * that; this measures forwarding, not failure detection. */

@@ -351,7 +351,7 @@ main(int argc, char **argv)
 	cfg.host_id = 1;
 	memcpy(cfg.mac, our_agg, 6);
 	cfg.n_ports = links;
-	cfg.idle_sleep_max_us = 0;	/* busy polling: a CPU benchmark */
+	cfg.lcore_dedicated = true;	/* busy polling: a CPU benchmark */
 	cfg.mtu_probe_interval_ms = 0;	/* the emulated peer answers no probes */
 	for (i = 0; i < links; i++) {
 		cfg.port[i].rate_kbps = 100000000;	/* never the limit */

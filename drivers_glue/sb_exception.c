@@ -240,6 +240,14 @@ sb_exc_wait_fd(const struct sb_exc *exc, uint16_t queue)
 	return exc->ops->wait_fd(exc, queue);
 }
 
+unsigned int
+sb_exc_tx_held(const struct sb_exc *exc, uint16_t queue)
+{
+	if (queue >= exc->info.n_queues || exc->ops->tx_held == NULL)
+		return 0;
+	return exc->ops->tx_held(exc, queue);
+}
+
 void
 sb_exc_info_get(const struct sb_exc *exc, struct sb_exc_info *info)
 {

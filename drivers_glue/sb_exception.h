@@ -190,6 +190,14 @@ uint16_t sb_exc_tx_burst(struct sb_exc *exc, uint16_t queue, struct rte_mbuf **p
  */
 int sb_exc_wait_fd(const struct sb_exc *exc, uint16_t queue);
 
+/**
+ * Frames queue @p queue accepted from sb_exc_tx_burst() that the kernel refused so far and the
+ * back end holds (tap-vnet: writes that failed with EAGAIN): the caller retries a tx burst on a
+ * timer while this is not 0, since no descriptor tells when the kernel takes them.
+ * @return the count, 0 for back ends that hold nothing.
+ */
+unsigned int sb_exc_tx_held(const struct sb_exc *exc, uint16_t queue);
+
 /** Counters summed over the queues (read while the lcores run: each value may lag). */
 void sb_exc_stats_get(const struct sb_exc *exc, struct sb_exc_stats *st);
 

@@ -80,6 +80,17 @@ ethdev_tx_burst(struct sb_exc *exc, uint16_t q, struct rte_mbuf **pkts, uint16_t
 	return rte_eth_tx_burst(exc->info.port_id, q, pkts, n);
 }
 
+/* The queue's descriptor where the driver has one to poll (the TAP PMD's, with rx
+ * interrupts on: sb_port_setup()); an interrupt to arm is not offered here. */
+static int
+ethdev_wait_fd(const struct sb_exc *exc, uint16_t q)
+{
+	bool intr;
+	int fd = sb_port_rx_wake(exc->info.port_id, q, &intr);
+
+	return fd >= 0 && intr ? -ENOTSUP : fd;
+}
+
 static int
 ethdev_close(struct sb_exc *exc)
 {
@@ -106,6 +117,7 @@ const struct sb_exc_ops sb_exc_tap_ops = {
 	.create = tap_create,
 	.rx_burst = ethdev_rx_burst,
 	.tx_burst = ethdev_tx_burst,
+	.wait_fd = ethdev_wait_fd,
 	.close = ethdev_close,
 	.mempool_need = ethdev_mempool_need,
 };
@@ -115,6 +127,7 @@ const struct sb_exc_ops sb_exc_virtio_user_ops = {
 	.create = virtio_user_create,
 	.rx_burst = ethdev_rx_burst,
 	.tx_burst = ethdev_tx_burst,
+	.wait_fd = ethdev_wait_fd,
 	.close = ethdev_close,
 	.mempool_need = ethdev_mempool_need,
 };

@@ -21,6 +21,8 @@ struct sb_exc_ops {
 	uint16_t (*tx_burst)(struct sb_exc *exc, uint16_t q, struct rte_mbuf **pkts, uint16_t n);
 	/** Free every held mbuf and the interface. @return 0 or -EBUSY (mbufs still out). */
 	int (*close)(struct sb_exc *exc);
+	/** Frames queue @p q holds that the kernel refused (sb_exc_tx_held()); NULL: none. */
+	unsigned int (*tx_held)(const struct sb_exc *exc, uint16_t q);
 	/** Queue @p q's wake-up descriptor (sb_exc_wait_fd()); NULL: none. */
 	int (*wait_fd)(const struct sb_exc *exc, uint16_t q);
 	/** Mbufs of the caller's pool the back end may hold (sb_exc_mempool_need()). */

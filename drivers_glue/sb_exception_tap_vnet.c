@@ -665,12 +665,21 @@ tv_wait_fd(const struct sb_exc *exc, uint16_t q)
 	return pv->q[q].fd;
 }
 
+static unsigned int
+tv_tx_held(const struct sb_exc *exc, uint16_t q)
+{
+	const struct tv_priv *pv = exc->priv;
+
+	return pv->q[q].bl_n;
+}
+
 const struct sb_exc_ops sb_exc_tap_vnet_ops = {
 	.name = "tap-vnet",
 	.create = tv_create,
 	.rx_burst = tv_rx_burst,
 	.tx_burst = tv_tx_burst,
 	.close = tv_close,
+	.tx_held = tv_tx_held,
 	.wait_fd = tv_wait_fd,
 	.mempool_need = tv_mempool_need,
 };

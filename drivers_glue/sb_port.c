@@ -2,7 +2,11 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/if_packet.h>
+#include <linux/if_xdp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -28,15 +32,18 @@ struct driver_quirks {
 	bool kernel_carrier;		/* link status never changes: ask the kernel interface */
 	bool kernel_mtu;		/* ethdev MTU limits too tight: set it on the kernel side */
 	bool stop_is_final;		/* dev_stop cannot be undone by dev_start */
+	int wake_family;		/* no rx interrupts: wait on the driver's socket of
+					 * this address family (sb_port_rx_wake()); 0 none */
 };
 
 static const struct driver_quirks quirks_table[] = {
 	/* af_packet: reports "up" forever; advertises a 1518-byte frame limit yet carries
 	 * what its kernel interface's MTU and framesz allow; dev_stop closes its sockets and
 	 * dev_start does not open them again. */
-	{ .prefix = "net_af_packet", .kernel_carrier = true, .kernel_mtu = true, .stop_is_final = true },
+	{ .prefix = "net_af_packet", .kernel_carrier = true, .kernel_mtu = true,
+		.stop_is_final = true, .wake_family = AF_PACKET },
 	/* af_xdp: reports "up" forever. */
-	{ .prefix = "net_af_xdp", .kernel_carrier = true },
+	{ .prefix = "net_af_xdp", .kernel_carrier = true, .wake_family = AF_XDP },
 };
 
 static const struct driver_quirks no_quirks = { .prefix = "" };
@@ -172,9 +179,10 @@ stale_drain(uint16_t port_id, uint16_t n_queues)
 			total);
 }
 
-int
-sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
-	uint16_t nb_txd, uint16_t n_queues, bool promisc)
+/* Configure, set up the queues and start: sb_port_setup() without its retry. */
+static int
+port_start(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
+	uint16_t nb_txd, uint16_t n_queues, bool rx_intr, bool quiet)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
@@ -188,6 +196,7 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	conf.intr_conf.rxq = rx_intr;
 	if (n_queues == 0 || n_queues > info.max_rx_queues || n_queues > info.max_tx_queues) {
 		PORT_LOG(ERR, "port %u: %u queue pairs asked, the driver has %u rx, %u tx",
 			port_id, n_queues, info.max_rx_queues, info.max_tx_queues);
@@ -195,7 +204,9 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 	}
 	ret = rte_eth_dev_configure(port_id, n_queues, n_queues, &conf);
 	if (ret != 0) {
-		PORT_LOG(ERR, "port %u: configure failed: %s", port_id, rte_strerror(-ret));
+		if (!quiet)
+			PORT_LOG(ERR, "port %u: configure failed: %s", port_id,
+				rte_strerror(-ret));
 		return ret;
 	}
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
@@ -232,10 +243,31 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 		}
 	}
 	ret = rte_eth_dev_start(port_id);
-	if (ret != 0) {
+	if (ret != 0 && !quiet)
 		PORT_LOG(ERR, "port %u: start failed: %s", port_id, rte_strerror(-ret));
-		return ret;
+	return ret;
+}
+
+int
+sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t nb_rxd,
+	uint16_t nb_txd, uint16_t n_queues, bool promisc)
+{
+	/* Rx interrupts let an idle lcore sleep until a frame comes (sb_wait.h); drivers
+	 * read through a socket of their own are waited on by that socket instead. */
+	bool rx_intr = quirks_of(port_id)->wake_family == 0;
+	int ret;
+
+	ret = port_start(port_id, mtu, mp, nb_rxd, nb_txd, n_queues, rx_intr, rx_intr);
+	if (ret != 0 && rx_intr) {
+		/* Not every driver (nor every interrupt mode: UIO without MSI-X) has them: the
+		 * port then works as before, its frames found by the lcore's timed wake-ups. */
+		PORT_LOG(INFO, "port %u: no rx interrupts (%s): polled on a timer when idle",
+			port_id, rte_strerror(-ret));
+		rte_eth_dev_stop(port_id);
+		ret = port_start(port_id, mtu, mp, nb_rxd, nb_txd, n_queues, false, false);
 	}
+	if (ret != 0)
+		return ret;
 	if (promisc) {
 		ret = rte_eth_promiscuous_enable(port_id);
 		if (ret != 0 && ret != -ENOTSUP)
@@ -244,6 +276,88 @@ sb_port_setup(uint16_t port_id, uint16_t mtu, struct rte_mempool *mp, uint16_t n
 	}
 	stale_drain(port_id, n_queues);
 	return 0;
+}
+
+static int
+fd_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The driver's socket of address family @p family bound to kernel interface @p ifindex:
+ * the @p queue-th of them in descriptor order (the driver opens one per queue, in order,
+ * and a socket takes the lowest free descriptor). @return the descriptor or -ENOENT. */
+static int
+driver_socket(int family, unsigned int ifindex, uint16_t queue)
+{
+	int fds[64], n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	if (d == NULL)
+		return -errno;
+	while ((de = readdir(d)) != NULL && n < (int)RTE_DIM(fds)) {
+		union {
+			struct sockaddr_ll ll;
+			struct sockaddr_xdp xdp;
+			struct sockaddr sa;
+		} addr;
+		socklen_t len = sizeof(addr), dlen;
+		unsigned int bound;
+		int fd, dom;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		fd = atoi(de->d_name);
+		dlen = sizeof(dom);
+		if (fd == dirfd(d) ||
+				getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dlen) != 0 ||
+				dom != family)
+			continue;
+		memset(&addr, 0, sizeof(addr));
+		if (getsockname(fd, &addr.sa, &len) != 0)
+			continue;
+		bound = family == AF_PACKET ? (unsigned int)addr.ll.sll_ifindex :
+			addr.xdp.sxdp_ifindex;
+		if (bound == ifindex)
+			fds[n++] = fd;
+	}
+	closedir(d);
+	if (queue >= n)
+		return -ENOENT;
+	qsort(fds, n, sizeof(fds[0]), fd_cmp);
+	return fds[queue];
+}
+
+int
+sb_port_rx_wake(uint16_t port_id, uint16_t queue, bool *intr)
+{
+	const struct driver_quirks *qk = quirks_of(port_id);
+	unsigned int ifindex;
+	int fd, ret;
+
+	*intr = false;
+	if (qk->wake_family != 0) {
+		if (port_ifname[port_id][0] == '\0')
+			return -ENOTSUP;
+		ifindex = if_nametoindex(port_ifname[port_id]);
+		if (ifindex == 0)
+			return -errno;
+		return driver_socket(qk->wake_family, ifindex, queue);
+	}
+	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, queue);
+	if (fd < 0)
+		return -ENOTSUP;
+	/* The TAP PMD has no interrupt to arm: its descriptor is the queue itself. */
+	ret = rte_eth_dev_rx_intr_enable(port_id, queue);
+	if (ret == 0) {
+		rte_eth_dev_rx_intr_disable(port_id, queue);
+		*intr = true;
+	} else if (ret != -ENOTSUP) {
+		return ret;
+	}
+	return fd;
 }
 
 void

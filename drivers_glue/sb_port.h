@@ -57,6 +57,22 @@ bool sb_port_tx_multi_seg(uint16_t port_id);
 int sb_port_admin_stop(uint16_t port_id);
 int sb_port_admin_start(uint16_t port_id);
 
+/**
+ * How to sleep until rx queue @p queue of a port holds frames (sb_wait.h).
+ *
+ * af_packet and AF_XDP ports: the driver's own socket for the queue (found among the
+ * process's descriptors by address family and bound interface), which polls readable while
+ * its ring holds frames. Other drivers: the queue's DPDK rx interrupt descriptor, when
+ * sb_port_setup() could enable rx interrupts: a TAP PMD queue's own descriptor (@p intr
+ * false: poll it as it is), or an interrupt that rte_eth_dev_rx_intr_enable() arms
+ * (@p intr true: a PCI NIC's MSI-X eventfd; register it with rte_eth_dev_rx_intr_ctl_q()).
+ *
+ * @param intr  Set when the descriptor is a DPDK rx interrupt to arm and acknowledge.
+ * @return the descriptor (the driver's: do not close it), or -ENOTSUP when the driver offers
+ *   none, -ENOENT when the af_packet/AF_XDP socket was not found.
+ */
+int sb_port_rx_wake(uint16_t port_id, uint16_t queue, bool *intr);
+
 /** Stop and close a port and detach its device (reverse of probe + setup). */
 void sb_port_close(uint16_t port_id);
 

@@ -216,33 +216,15 @@ key_initial_seq(struct cfg_ctx *x)
 }
 
 static int
-key_idle_sleep(struct cfg_ctx *x)
+key_lcore_mode(struct cfg_ctx *x)
 {
-	return parse_u32(x, 0, 100000, &x->c->idle_sleep_max_us);
-}
-
-static int
-key_idle_sleep_contended(struct cfg_ctx *x)
-{
-	return parse_u32(x, 0, 100000, &x->c->idle_sleep_contended_us);
-}
-
-static int
-key_idle_deep_sleep(struct cfg_ctx *x)
-{
-	return parse_u32(x, 0, 100000, &x->c->idle_deep_sleep_us);
-}
-
-static int
-key_idle_slow_sleep(struct cfg_ctx *x)
-{
-	return parse_u32(x, 0, 100000, &x->c->idle_slow_sleep_us);
-}
-
-static int
-key_idle_deep_after(struct cfg_ctx *x)
-{
-	return parse_u32(x, 1, 600000, &x->c->idle_deep_after_ms);
+	if (strcmp(x->value, "shared") == 0)
+		x->c->lcore_dedicated = false;
+	else if (strcmp(x->value, "dedicated") == 0)
+		x->c->lcore_dedicated = true;
+	else
+		return cfg_fail(x, "expected shared or dedicated");
+	return 0;
 }
 
 static int
@@ -350,6 +332,38 @@ struct cfg_key {
 	int (*parse)(struct cfg_ctx *x);
 };
 
+/* Keys that are gone, and what replaced them: a file that still sets one is refused with
+ * this message rather than left to behave differently than its author meant. */
+static const struct {
+	const char *name;
+	const char *instead;
+} retired_keys[] = {
+	{ "idle_sleep_max_us", "removed: idle lcores sleep until a frame or a timer wakes "
+		"them; for busy polling set lcore_mode = dedicated" },
+	{ "idle_sleep_contended_us", "removed: idle lcores sleep until a frame or a timer "
+		"wakes them; see lcore_mode" },
+	{ "idle_deep_sleep_us", "removed: idle lcores sleep until a frame or a timer wakes "
+		"them; see lcore_mode" },
+	{ "idle_deep_after_ms", "removed: idle lcores sleep until a frame or a timer wakes "
+		"them; see lcore_mode" },
+	{ "idle_slow_sleep_us", "removed: idle lcores sleep until a frame or a timer wakes "
+		"them; see lcore_mode" },
+};
+
+/* The message for a key of [seqbond] that is gone, or NULL. */
+static const char *
+retired_key(const char *section, const char *key)
+{
+	unsigned int i;
+
+	if (strcmp(section, "seqbond") != 0)
+		return NULL;
+	for (i = 0; i < RTE_DIM(retired_keys); i++)
+		if (strcmp(retired_keys[i].name, key) == 0)
+			return retired_keys[i].instead;
+	return NULL;
+}
+
 static const struct cfg_key seqbond_keys[] = {
 	{ "host_id", key_host_id },
 	{ "mac", key_mac },
@@ -370,11 +384,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "rx_desc", key_rx_desc },
 	{ "tx_desc", key_tx_desc },
 	{ "initial_seq", key_initial_seq },
-	{ "idle_sleep_max_us", key_idle_sleep },
-	{ "idle_deep_sleep_us", key_idle_deep_sleep },
-	{ "idle_deep_after_ms", key_idle_deep_after },
-	{ "idle_slow_sleep_us", key_idle_slow_sleep },
-	{ "idle_sleep_contended_us", key_idle_sleep_contended },
+	{ "lcore_mode", key_lcore_mode },
 	{ "mtu_probe_interval_ms", key_probe_interval },
 	{ "path_loss_max_pct", key_loss_max },
 	{ "path_loss_window_ms", key_loss_window },
@@ -467,11 +477,6 @@ sb_config_defaults(struct sb_config *c)
 	c->burst = 128;
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
-	c->idle_sleep_max_us = 100;
-	c->idle_sleep_contended_us = 1000;
-	c->idle_deep_sleep_us = 1000;
-	c->idle_deep_after_ms = 200;
-	c->idle_slow_sleep_us = 5000;
 	c->mtu_probe_interval_ms = 200;
 	c->path_loss_max_pct = 5;
 	c->path_loss_window_ms = 1000;
@@ -510,7 +515,9 @@ parse_section(struct cfg_ctx *x, struct rte_cfgfile *cfg, const struct cfg_key *
 			if (strcmp(k->name, ent[i].name) == 0)
 				break;
 		if (k->name == NULL) {
-			ret = cfg_fail(x, "unknown key");
+			const char *gone = retired_key(x->section, ent[i].name);
+
+			ret = gone != NULL ? cfg_fail(x, "%s", gone) : cfg_fail(x, "unknown key");
 			break;
 		}
 		ret = k->parse(x);
@@ -847,11 +854,8 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "tx_desc", c->tx_desc);
 	if (c->initial_seq_set)
 		set_u(cfg, "seqbond", "initial_seq", c->initial_seq);
-	set_u(cfg, "seqbond", "idle_sleep_max_us", c->idle_sleep_max_us);
-	set_u(cfg, "seqbond", "idle_sleep_contended_us", c->idle_sleep_contended_us);
-	set_u(cfg, "seqbond", "idle_deep_sleep_us", c->idle_deep_sleep_us);
-	set_u(cfg, "seqbond", "idle_deep_after_ms", c->idle_deep_after_ms);
-	set_u(cfg, "seqbond", "idle_slow_sleep_us", c->idle_slow_sleep_us);
+	rte_cfgfile_add_entry(cfg, "seqbond", "lcore_mode",
+		c->lcore_dedicated ? "dedicated" : "shared");
 	set_u(cfg, "seqbond", "mtu_probe_interval_ms", c->mtu_probe_interval_ms);
 	set_u(cfg, "seqbond", "path_loss_max_pct", c->path_loss_max_pct);
 	set_u(cfg, "seqbond", "path_loss_window_ms", c->path_loss_window_ms);
@@ -910,6 +914,8 @@ sb_config_set(struct sb_config *c, const char *section, const char *key, const c
 	for (k = keys; k->name != NULL; k++)
 		if (strcmp(k->name, key) == 0)
 			return k->parse(&x);
+	if (retired_key(section, key) != NULL)
+		return cfg_fail(&x, "%s", retired_key(section, key));
 	return cfg_fail(&x, "unknown key");
 }
 
@@ -935,11 +941,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.burst = c->burst,
 		.initial_seq_set = c->initial_seq_set,
 		.initial_seq = c->initial_seq,
-		.idle_sleep_max_us = c->idle_sleep_max_us,
-		.idle_sleep_contended_us = c->idle_sleep_contended_us,
-		.idle_deep_sleep_us = c->idle_deep_sleep_us,
-		.idle_deep_after_ms = c->idle_deep_after_ms,
-		.idle_slow_sleep_us = c->idle_slow_sleep_us,
+		.lcore_dedicated = c->lcore_dedicated,
 		.mtu_probe_interval_ms = c->mtu_probe_interval_ms,
 		.path_loss_max_pct = c->path_loss_max_pct,
 		.path_loss_window_ms = c->path_loss_window_ms,

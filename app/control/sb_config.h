@@ -52,13 +52,8 @@ struct sb_config {
 	uint16_t rx_desc, tx_desc;	/**< Descriptors per port queue. */
 	bool initial_seq_set;		/**< Tests start sequence numbers at a chosen value. */
 	uint32_t initial_seq;
-	uint32_t idle_sleep_max_us;	/**< Longest nap of an idle datapath lcore. */
-	uint32_t idle_sleep_contended_us;	/**< ... while the CPU is contended. */
-	uint32_t idle_deep_sleep_us;	/**< Its nap once nothing but hellos moved for
-					 *   idle_deep_after_ms (0: never deeper). */
-	uint32_t idle_deep_after_ms;
-	uint32_t idle_slow_sleep_us;	/**< Its nap while the hellos are at the idle pace
-					 *   (0: no longer than a deep one). */
+	bool lcore_dedicated;		/**< lcore_mode = dedicated: the datapath lcores
+					 *   busy-poll instead of sleeping when idle. */
 	uint32_t hello_idle_interval_ms;	/**< Hello interval while the host carries no
 						 *   traffic (0: always hello_interval_ms). */
 	uint32_t hello_idle_rx_max;	/**< Idle hellos a port may hear a second: the idle

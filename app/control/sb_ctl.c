@@ -108,6 +108,7 @@ post_one(struct sb_ctl *ctl, unsigned int k, const struct sb_cmd *tmpl)
 		free(cmd);
 		return -ENOBUFS;
 	}
+	sb_dp_wake(ctl->dp, k);
 	while (!__atomic_load_n(&cmd->done, __ATOMIC_ACQUIRE)) {
 		if (rte_get_timer_cycles() > deadline)
 			return -ETIMEDOUT;

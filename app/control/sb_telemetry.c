@@ -68,6 +68,7 @@ take(struct sb_ctl **ctlp)
  * "all" (default), PAGE from 0 (default). Every reply carries "page", "pages" and "items".
  */
 #define PAGE_PEERS 24	/* ~300 bytes each */
+#define PAGE_LATENCY 8	/* ~1 100 bytes each */
 #define PAGE_PATHS 12	/* ~650 bytes each */
 
 struct list_params {
@@ -265,6 +266,65 @@ tel_paths(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 	return 0;
 }
 
+/* One direction's histogram into dict @p c: DIR_us_lt_N per bucket (DIR_us_ge_N the last),
+ * DIR_p50_us and DIR_p99_us (bucket bounds; UINT32_MAX: beyond the last). Telemetry nests
+ * one level only, so the buckets are keys, not an array. */
+static void
+lat_add(struct rte_tel_data *c, const char *dir, const uint64_t *h)
+{
+	char name[48];
+	unsigned int k;
+
+	for (k = 0; k < SB_DP_LAT_BUCKETS; k++) {
+		if (k + 1 < SB_DP_LAT_BUCKETS)
+			snprintf(name, sizeof(name), "%s_us_lt_%u", dir, 1u << k);
+		else
+			snprintf(name, sizeof(name), "%s_us_ge_%u", dir, 1u << (k - 1));
+		rte_tel_data_add_dict_u64(c, name, h[k]);
+	}
+	snprintf(name, sizeof(name), "%s_p50_us", dir);
+	rte_tel_data_add_dict_u64(c, name, sb_dp_lat_pct_us(h, 50));
+	snprintf(name, sizeof(name), "%s_p99_us", dir);
+	rte_tel_data_add_dict_u64(c, name, sb_dp_lat_pct_us(h, 99));
+}
+
+static int
+tel_latency(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	struct sb_ctl *ctl;
+	struct sb_snapshot *s = take(&ctl);
+	struct list_params lp;
+	unsigned int i, k = 0;
+
+	if (s == NULL)
+		return -1;
+	if (list_params(s, params, &lp) != 0) {
+		give_back(s);
+		return -EINVAL;
+	}
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < s->peers.n_peers; i++) {
+		struct rte_tel_data *c;
+		char name[24];
+
+		if (lp.peer != -1 && lp.peer != (int)i)
+			continue;
+		if (!on_page(&lp, k++, PAGE_LATENCY))
+			continue;
+		c = rte_tel_data_alloc();
+		if (c == NULL)
+			break;
+		rte_tel_data_start_dict(c);
+		lat_add(c, "wire_to_sb0", s->peer[i].lat_wire_sb0);
+		lat_add(c, "sb0_to_wire", s->peer[i].lat_sb0_wire);
+		snprintf(name, sizeof(name), "%u", s->peers.peer[i].host_id);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	page_footer(d, &lp, k, PAGE_LATENCY);
+	give_back(s);
+	return 0;
+}
+
 static int
 tel_reorder(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
@@ -355,6 +415,9 @@ sb_telemetry_register(struct sb_ctl *ctl)
 		"seqbond paths: state, stripe, loss, delay. Params: [PEER|all][,PAGE]");
 	ret |= rte_telemetry_register_cmd("/seqbond/lcores", tel_lcores,
 		"seqbond datapath lcores: role, rx ports, peers, busy share. No parameters");
+	ret |= rte_telemetry_register_cmd("/seqbond/latency", tel_latency,
+		"seqbond's added latency per peer: frames per bucket, p50/p99 (us), "
+		"wire_to_sb0 and sb0_to_wire. Params: [PEER|all][,PAGE]");
 	ret |= rte_telemetry_register_cmd("/seqbond/reorder", tel_reorder,
 		"seqbond reorder windows. Params: [PEER|all][,PAGE]");
 	return ret == 0 ? 0 : -EINVAL;

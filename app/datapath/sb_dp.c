@@ -3,10 +3,12 @@
  * nap. sb_dp_int.h describes the roles. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <sched.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -16,6 +18,7 @@
 
 #include "sb_dp_int.h"
 #include "sb_port.h"
+#include "sb_wait.h"
 
 RTE_LOG_REGISTER_SUFFIX(sb_dp_logtype, peer, INFO);
 
@@ -25,173 +28,290 @@ sb_dp_free_mbuf(void *obj, void *arg __rte_unused)
 	rte_pktmbuf_free(obj);
 }
 
-/* Frames this worker moved that were not hellos: what says the host is in use. */
-static uint64_t
-worker_activity(const struct sb_dp_stats *st)
-{
-	return st->exc_rx + st->rx_data + st->rx_foreign + st->tx_passthrough + st->rx_forwarded;
-}
+/*
+ * Sleeping when idle (lcore_mode = shared, the default). A worker that finds nothing to do
+ * sleeps on its wait set (sb_wait.h): its member ports' rx queues, the exception path's and
+ * passthrough interfaces' queues (the worker that reads the kernel), and a kick that other
+ * workers and the console write when they put work on its rings. The first frame from any
+ * of them ends the sleep, so a frame waits for a wake-up, not for a nap to run out. The
+ * sleep's timeout is the worker's next timed duty:
+ *  - the worker that owns the peer table: its housekeeping tick (hellos, carrier, path
+ *    expiry, commands), every millisecond while the hellos are at the fast pace, every
+ *    SB_DP_SLOW_TICK_US at the idle pace, where the shortest thing it times is the carrier
+ *    poll (50 ms) and detection takes 400 ms and more;
+ *  - a worker with frames held behind a gap in a reorder window: the first hold to end;
+ *  - otherwise SB_DP_SLEEP_MAX_US (the kick covers commands and the stop).
+ * A poll that found a queue at least half a burst deep is followed by another at once, as
+ * Open vSwitch's PMD load-based sleep does: under load the worker never sleeps. A worker
+ * whose output is full (the paths' queue models, a port or the kernel refusing frames)
+ * leaves input unread on purpose; the wait set would report that input at once, so it naps
+ * on the timer instead, SB_DP_NAP_MIN_US growing by a microsecond a nap to SB_DP_NAP_MAX_US.
+ *
+ * lcore_mode = dedicated: the worker never sleeps (busy polling, for a core of its own).
+ */
+#define SB_DP_SLEEP_MAX_US 100000
+#define SB_DP_NAP_MIN_US 1
+#define SB_DP_NAP_MAX_US 100
 
 /*
- * Nap between polls unless the last poll found a queue at least half a burst deep: an idle
- * or lightly loaded datapath then gives its core back (the machines seqbond runs on also
- * run the TCP stacks it serves), and each poll finds bigger batches. The nap grows by 1 us
- * per light poll up to idle_sleep_max_us and drops to zero at the first deep queue, as
- * Open vSwitch's PMD load-based sleep does.
- *
- * Contended CPU: a nap ends when the scheduler runs us again, and while other tasks hold the
- * cores that is long after the nap asked for; the short naps then buy no latency, only
- * context switches (17 instances on 2 cores spent a fifth of the machine switching in and out
- * of naps, docs/benchmarks.md). So the worker measures how much longer than asked its light
- * naps take (a moving mean of the excess, 1/8 per nap); while that exceeds idle_sleep_max_us
- * itself, the ceiling for light naps is idle_sleep_contended_us and the nap grows by an
- * eighth per light poll towards it; below half of idle_sleep_max_us the ceiling is back.
- * Such naps wait in ppoll() on the exception path like deep ones, so the host's own frames
- * still leave at once.
- *
- * Deep idle: once the worker has moved nothing but hellos for idle_deep_after_ms, it naps
- * idle_deep_sleep_us instead (1 ms by default), so that an idle appliance wakes about a
- * thousand times a second rather than ten thousand; a cluster's hellos (every port hears
- * every host's, hello_interval_ms apart) are then read in small batches. The first frame
- * that is not a hello ends deep idle; it waits at most one deep nap.
- *
- * Deeper still once the host has carried nothing for SB_DP_HELLO_IDLE_AFTER_MS and its
- * hellos are at the idle pace (sb_dp_hello.c): naps of idle_slow_sleep_us. The worker that
- * reads the kernel sleeps in poll() on the exception path's descriptors, so the host's own
- * first frame leaves at once; a frame from a peer waits at most one such nap. Waking on the
- * member ports too was not tried: every port hears every host's hellos, about a thousand a
- * second per instance in a 17-host cluster, so they would wake it as often as now.
+ * Timer slack of the sleeps at the idle pace: a quarter of the tick (SB_DP_SLOW_SLACK_US).
+ * Every instance on a core ticks at its own phase, so with a 1 us slack each of their
+ * wake-ups can be a wake-up of the CPU. With slack the kernel ends the sleeps whose time has
+ * come together; a timed duty runs up to a quarter of a tick late, a frame not at all (it
+ * ends the sleep itself).
  */
-/*
- * Timer slack of the naps at the idle pace: a quarter of the nap. Every instance on a core
- * naps idle_slow_sleep_us at its own phase, so with the 1 us slack of the other naps each of
- * their wake-ups can be a wake-up of the CPU (17 instances on 2 cores: up to about 1 700 a
- * second per core, computed). With slack the kernel ends the naps whose time has come together, when the first of
- * them must end, and the core leaves its idle state fewer times; a frame from a peer waits
- * up to a quarter of a nap longer (docs/design.md, "Deep idle").
- */
-#define SB_DP_SLOW_NAP_SLACK_DIV 4
 
-/* Set the thread's timer slack for slow naps (@p wide) or for the others (1 us: the default
- * 50 us would stretch every short nap). */
+/* Set the thread's timer slack for long sleeps (@p wide) or the others (1 us: the default
+ * 50 us would stretch a short timeout). */
 static void
-nap_slack(struct sb_dp_worker *w, bool wide)
+sleep_slack(struct sb_dp_worker *w, bool wide)
 {
-	unsigned long ns = wide ?
-		(unsigned long)w->dp->conf.idle_slow_sleep_us * 1000 / SB_DP_SLOW_NAP_SLACK_DIV :
-		1000UL;
-
 	if (wide == w->slack_wide)
 		return;
 	w->slack_wide = wide;
-	prctl(PR_SET_TIMERSLACK, ns);
+	prctl(PR_SET_TIMERSLACK, wide ? SB_DP_SLOW_SLACK_US * 1000UL : 1000UL);
 }
 
-static unsigned int
-light_nap_ceiling(const struct sb_dp_worker *w)
+/* TSC cycles until the first frame held behind a gap in one of @p rx's windows times out;
+ * UINT64_MAX when none waits. */
+static uint64_t
+rx_hold_due(const struct sb_dp *dp, const struct sb_dp_rx *rx, uint64_t now)
 {
-	const struct sb_dp_conf *c = &w->dp->conf;
+	uint64_t busy = rx->busy_peers, due = UINT64_MAX;
 
-	return w->contended && c->idle_sleep_contended_us > c->idle_sleep_max_us ?
-		c->idle_sleep_contended_us : c->idle_sleep_max_us;
-}
+	while (busy != 0) {
+		unsigned int i = (unsigned int)__builtin_ctzll(busy);
+		const struct sb_dp_rx_peer *rp = &dp->rx_peer[i];
+		uint64_t waited;
 
-/* A light nap of @p asked_us took @p took cycles: update the contention estimate. */
-static void
-nap_excess_update(struct sb_dp_worker *w, unsigned int asked_us, uint64_t took)
-{
-	const struct sb_dp_conf *c = &w->dp->conf;
-	uint64_t took_us = took * 1000000 / w->dp->hz;
-	int64_t excess = took_us > asked_us ? (int64_t)(took_us - asked_us) : 0;
-
-	if (excess > 100000)
-		excess = 100000;	/* one stop of the process must not weigh for long */
-	w->nap_excess_us += (excess - w->nap_excess_us) / 8;
-	if (!w->contended && w->nap_excess_us > (int64_t)c->idle_sleep_max_us)
-		w->contended = true;
-	else if (w->contended && w->nap_excess_us < (int64_t)c->idle_sleep_max_us / 2)
-		w->contended = false;
-}
-
-static void
-load_based_sleep(struct sb_dp_worker *w, uint64_t now, unsigned int *nap_us)
-{
-	const struct sb_dp_conf *c = &w->dp->conf;
-	uint64_t act = worker_activity(&w->stats);
-	unsigned int ceiling = light_nap_ceiling(w);
-	bool light = false, woken = false;
-	struct timespec ts;
-	uint64_t t0;
-
-	if (act != w->idle_activity) {
-		w->idle_activity = act;
-		w->idle_since = now;
-		if (*nap_us > ceiling)
-			*nap_us = 0;
+		busy &= busy - 1;
+		if (rp->reorder == NULL || sb_reorder_owned(rp->reorder) == 0)
+			continue;
+		waited = sb_reorder_hold_now(rp->reorder, now);
+		due = RTE_MIN(due, waited < rp->timeout_set ? rp->timeout_set - waited : 0);
 	}
-	if (w->max_batch >= c->burst / 2 || c->idle_sleep_max_us == 0) {
-		*nap_us = 0;
+	return due;
+}
+
+/* The worker's output is full: it left input unread on purpose (sb_wait.h). */
+static bool
+output_full(const struct sb_dp *dp, const struct sb_dp_worker *w)
+{
+	unsigned int i;
+
+	if (w->more)
+		return true;
+	if (w->tx != NULL) {
+		const struct sb_dp_tx *tx = w->tx;
+
+		if (tx->n_pending != 0 || tx->n_held != 0)
+			return true;
+		for (i = 0; i < dp->n_ports; i++)
+			if (tx->port[i].txq.n != 0 || tx->port[i].ctlq.n != 0)
+				return true;
+	}
+	if (w->rx != NULL) {
+		const struct sb_dp_rx *rx = w->rx;
+
+		if (rx->exc_txq.n != 0 || sb_exc_tx_held(dp->exc, rx->id) != 0)
+			return true;
+		for (i = 0; i < rx->n_ports; i++)
+			if (rx->pt_txq[rx->ports[i]].n != 0)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Answers. A frame just handed to the kernel is often a request whose answer the kernel
+ * gives back within tens of microseconds (a ping, an NFS call, a DRBD write's ack), and a
+ * sleeping worker would pay a wake-up for it, on a virtual machine the largest part of a
+ * round trip. So after a poll that delivered frames to the kernel the worker that reads the
+ * kernel keeps polling for up to SB_DP_ANSWER_US, yielding the CPU between polls (on a shared
+ * core the task that answers runs first), and sleeps only then. In split roles the RX worker
+ * that delivered kicks the TX worker at once, so its wake-up overlaps the kernel's work.
+ *
+ * It only pays where answers come: a score (0..SB_DP_ANSWER_SCORE_MAX) rises by 2 for each
+ * window an answer came in and falls by 1 for each that ran out; at 0 a window opens for
+ * every SB_DP_ANSWER_PROBE-th delivery only, so one-way traffic soon stops it.
+ */
+#define SB_DP_ANSWER_US 100
+#define SB_DP_ANSWER_SCORE_MAX 8
+#define SB_DP_ANSWER_PROBE 16
+
+/* RX side of @p rx: frames went to the kernel at @p now. */
+static void
+answer_expect(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
+{
+	struct sb_dp_tx *tx = dp->tx;
+
+	if (__atomic_load_n(&tx->answer_score, __ATOMIC_RELAXED) == 0 &&
+			++rx->answer_probe % SB_DP_ANSWER_PROBE != 0)
 		return;
-	}
-	if (c->idle_deep_sleep_us > c->idle_sleep_max_us &&
-	    now - w->idle_since >= w->idle_deep_after) {
-		if (c->idle_slow_sleep_us > c->idle_deep_sleep_us &&
-		    __atomic_load_n(&w->dp->tx->hello_slow, __ATOMIC_RELAXED)) {
-			*nap_us = c->idle_slow_sleep_us;
-			w->stats.idle_slow_sleeps++;
-		} else {
-			*nap_us = c->idle_deep_sleep_us;
-			w->stats.idle_deep_sleeps++;
-		}
-	} else {
-		light = true;
-		if (*nap_us < c->idle_sleep_max_us)
-			(*nap_us)++;
-		else if (*nap_us < ceiling)
-			*nap_us = RTE_MIN(ceiling, *nap_us + *nap_us / 8);
-		else
-			*nap_us = ceiling;	/* the ceiling came down, or is reached */
-		if (*nap_us > c->idle_sleep_max_us)
-			w->stats.idle_contended_sleeps++;
-	}
-	nap_slack(w, *nap_us == c->idle_slow_sleep_us && !light);
-	ts.tv_sec = *nap_us / 1000000;
-	ts.tv_nsec = (*nap_us % 1000000) * 1000L;
-	t0 = rte_rdtsc();
-	if (w->n_wait != 0 && *nap_us > c->idle_sleep_max_us) {
-		if (ppoll(w->wait, w->n_wait, &ts, NULL) > 0) {
-			w->stats.idle_kernel_wakeups++;
-			woken = true;
-		}
-	} else {
-		nanosleep(&ts, NULL);
-	}
-	/* Naps of half the ceiling and more: a nap of a few us is mostly system call. */
-	if (light && !woken && *nap_us >= c->idle_sleep_max_us / 2 &&
-	    c->idle_sleep_contended_us > c->idle_sleep_max_us)
-		nap_excess_update(w, *nap_us, rte_rdtsc() - t0);
-	w->stats.idle_sleeps++;
+	__atomic_store_n(&tx->answer_from, now | 1, __ATOMIC_RELAXED);
+	sb_dp_kick_later(rx->w, tx->w);
 }
 
-/* The exception path's descriptors, for the idle naps of the worker that reads it. */
+/* TX side: @return true to poll again at once (an answer is expected, none came yet). */
+static bool
+answer_wait(struct sb_dp_tx *tx, uint64_t now)
+{
+	uint64_t from = __atomic_load_n(&tx->answer_from, __ATOMIC_RELAXED);
+	int score = tx->answer_score;
+
+	if (from == tx->answer_done)
+		return false;
+	if (from != tx->answer_open) {
+		/* A new window: what the kernel gave so far is no answer. */
+		tx->answer_open = from;
+		tx->answer_exc_rx = tx->stats->exc_rx;
+	}
+	if (tx->stats->exc_rx != tx->answer_exc_rx) {
+		score = RTE_MIN(score + 2, SB_DP_ANSWER_SCORE_MAX);
+	} else if (now - from < tx->answer_window) {
+		return true;
+	} else {
+		score = RTE_MAX(score - 1, 0);
+		tx->stats->answer_misses++;
+	}
+	tx->answer_done = from;
+	__atomic_store_n(&tx->answer_score, score, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* Work other threads left on the worker's rings since its last poll. */
+static bool
+rings_hold_work(const struct sb_dp *dp, const struct sb_dp_worker *w)
+{
+	if (!rte_ring_empty(w->cmd_ring))
+		return true;
+	if (w->tx != NULL && !rte_ring_empty(dp->hello_ring))
+		return true;
+	return w->rx != NULL &&
+		(!rte_ring_empty(w->rx->msg_ring) || !rte_ring_empty(w->rx->data_ring));
+}
+
+/* After a poll at @p now: sleep, nap or go on (see above). @p next_hk: TSC of the worker's
+ * next housekeeping. */
 static void
-wait_fds_init(struct sb_dp_worker *w)
+worker_idle(struct sb_dp_worker *w, uint64_t now, uint64_t next_hk)
 {
 	struct sb_dp *dp = w->dp;
-	unsigned int q;
-	int fd;
+	uint64_t due = (uint64_t)SB_DP_SLEEP_MAX_US * dp->hz / 1000000, ns;
+	bool slow = false;
+	int woke;
 
-	w->n_wait = 0;
-	if (w->tx == NULL)
+	if (dp->conf.lcore_dedicated || w->max_batch >= dp->conf.burst / 2) {
+		w->nap_us = SB_DP_NAP_MIN_US;
 		return;
-	for (q = 0; q < dp->n_exc_queues && q < RTE_DIM(w->wait); q++) {
-		fd = sb_exc_wait_fd(dp->exc, q);
-		if (fd < 0) {
-			/* Not this back end: plain naps; the kernel's frames wait one. */
-			w->n_wait = 0;
-			return;
+	}
+	if (output_full(dp, w)) {
+		sleep_slack(w, false);
+		sb_wait_nap((uint64_t)w->nap_us * 1000);
+		if (w->nap_us < SB_DP_NAP_MAX_US)
+			w->nap_us++;
+		w->stats.idle_naps++;
+		return;
+	}
+	w->nap_us = SB_DP_NAP_MIN_US;
+	if (w->rx != NULL && w->stats.exc_tx != w->rx->answer_delivered) {
+		w->rx->answer_delivered = w->stats.exc_tx;
+		answer_expect(dp, w->rx, now);
+	}
+	if (w->tx != NULL && answer_wait(w->tx, now)) {
+		w->stats.answer_polls++;
+		sched_yield();
+		return;
+	}
+	if (w->tx != NULL) {
+		slow = __atomic_load_n(&w->tx->hello_slow, __ATOMIC_RELAXED);
+		due = slow ? (uint64_t)SB_DP_SLOW_TICK_US * dp->hz / 1000000 :
+			(next_hk > now ? next_hk - now : 0);
+	}
+	if (w->rx != NULL)
+		due = RTE_MIN(due, rx_hold_due(dp, w->rx, now));
+	if (due == 0)
+		return;
+	ns = sb_tsc_to_ns(due, dp->hz);
+	sleep_slack(w, slow && due >= (uint64_t)SB_DP_SLOW_TICK_US * dp->hz / 1000000);
+	sb_wait_prepare(w->wait);
+	if (rings_hold_work(dp, w)) {
+		sb_wait_cancel(w->wait);
+		return;
+	}
+	woke = sb_wait_sleep(w->wait, ns);
+	w->stats.idle_sleeps++;
+	if (woke <= 0)
+		w->stats.idle_timer_wakeups++;
+	if (woke > 0 && (woke & SB_WAIT_PORT))
+		w->stats.idle_port_wakeups++;
+	if (woke > 0 && (woke & SB_WAIT_KERNEL))
+		w->stats.idle_kernel_wakeups++;
+	if (woke > 0 && (woke & SB_WAIT_KICK))
+		w->stats.idle_kick_wakeups++;
+}
+
+/* Build worker @p w's wait set: what it reads. A source whose driver offers no way to wait
+ * (the null and ring drivers) is read at the worker's timed wake-ups only; said once. */
+static int
+wait_set_init(struct sb_dp *dp, struct sb_dp_worker *w)
+{
+	unsigned int i, q;
+	int fd, ret;
+
+	w->wait = sb_wait_create();
+	if (w->wait == NULL)
+		return -errno;
+	if (w->rx != NULL)
+		for (i = 0; i < w->rx->n_ports; i++) {
+			const struct sb_dp_port_conf *pc = &dp->conf.port[w->rx->ports[i]];
+
+			ret = sb_wait_add_rx_queue(w->wait, pc->port_id, 0, SB_WAIT_PORT);
+			if (ret != 0)
+				DP_LOG(INFO, "port %u: no descriptor to sleep on (%s): its "
+					"frames are read at the lcore's timed wake-ups when idle",
+					w->rx->ports[i], rte_strerror(-ret));
 		}
-		w->wait[w->n_wait++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (w->tx == NULL)
+		return 0;
+	for (q = 0; q < dp->n_exc_queues; q++) {
+		fd = sb_exc_wait_fd(dp->exc, q);
+		ret = fd < 0 ? fd : sb_wait_add_fd(w->wait, fd, SB_WAIT_KERNEL);
+		if (ret != 0)
+			DP_LOG(INFO, "exception queue %u: no descriptor to sleep on (%s): its "
+				"frames are read at the lcore's timed wake-ups when idle", q,
+				rte_strerror(-ret));
+	}
+	for (i = 0; i < dp->n_ports; i++) {
+		uint16_t pt = dp->conf.port[i].pt_port;
+
+		if (pt == RTE_MAX_ETHPORTS)
+			continue;
+		ret = sb_wait_add_rx_queue(w->wait, pt, 0, SB_WAIT_KERNEL);
+		if (ret != 0)
+			DP_LOG(INFO, "port %u passthrough: no descriptor to sleep on (%s): its "
+				"frames are read at the lcore's timed wake-ups when idle", i,
+				rte_strerror(-ret));
+	}
+	return 0;
+}
+
+void
+sb_dp_wake(struct sb_dp *dp, unsigned int k)
+{
+	if (k < dp->n_workers && dp->worker[k].wait != NULL)
+		sb_wait_kick(dp->worker[k].wait);
+}
+
+/* Wake the workers that another worker's poll gave work (kick_mask). */
+static void
+kick_others(struct sb_dp_worker *w)
+{
+	while (w->kick_mask != 0) {
+		unsigned int k = (unsigned int)__builtin_ctz(w->kick_mask);
+
+		w->kick_mask &= w->kick_mask - 1;
+		sb_dp_wake(w->dp, k);
 	}
 }
 
@@ -202,6 +322,7 @@ sb_dp_worker_poll(struct sb_dp_worker *w, uint64_t now, bool housekeeping)
 	unsigned int done = 0;
 
 	w->max_batch = 0;
+	w->more = false;
 	if (w->rx != NULL) {
 		sb_dp_rx_msgs(dp, w->rx);
 		done += sb_dp_rx_ports(dp, w->rx, now);
@@ -216,9 +337,13 @@ sb_dp_worker_poll(struct sb_dp_worker *w, uint64_t now, bool housekeeping)
 		done += sb_dp_rx_flush(dp, w->rx);
 	if (housekeeping) {
 		sb_dp_cmd_drain(w, now);
-		if (w->tx != NULL)
+		if (w->tx != NULL) {
 			sb_dp_hello_tick(dp, now);
+			/* The hellos it queued leave now, not after the next wake-up. */
+			done += sb_dp_tx_flush(dp);
+		}
 	}
+	kick_others(w);
 	w->stats.loops++;
 	return done;
 }
@@ -228,17 +353,13 @@ sb_dp_lcore_main(void *arg)
 {
 	struct sb_dp_worker *w = arg;
 	struct sb_dp *dp = w->dp;
-	unsigned int nap_us = 0;
 	uint64_t now, next_hk = 0, hk_period = dp->hz / 1000, last;
 
-	/* Default timer slack (50 us) would stretch every short nap. */
+	/* Default timer slack (50 us) would stretch every short sleep. */
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	w->lcore = rte_lcore_id();
-	w->idle_deep_after = (uint64_t)dp->conf.idle_deep_after_ms * dp->hz / 1000;
-	wait_fds_init(w);
+	w->nap_us = SB_DP_NAP_MIN_US;
 	last = rte_rdtsc();
-	w->idle_since = last;
-	w->idle_activity = worker_activity(&w->stats);
 	while (!__atomic_load_n(dp->stop, __ATOMIC_RELAXED)) {
 		bool hk;
 		unsigned int done;
@@ -251,7 +372,7 @@ sb_dp_lcore_main(void *arg)
 		/* Busy share as testpmd and VPP count it: iterations that moved frames. */
 		if (done != 0)
 			w->busy_cycles += rte_rdtsc() - now;
-		load_based_sleep(w, now, &nap_us);
+		worker_idle(w, rte_rdtsc(), next_hk);
 		now = rte_rdtsc();
 		w->total_cycles += now - last;
 		last = now;
@@ -286,12 +407,13 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 	tx->hello_active_ms = conf->hello_interval_ms;
 	tx->hello_idle_ms = conf->hello_idle_interval_ms <= UINT16_MAX ?
 		conf->hello_idle_interval_ms : UINT16_MAX;
-	tx->hello_idle_base_ms = tx->hello_idle_ms;
 	tx->probe_period = (uint64_t)conf->mtu_probe_interval_ms * dp->hz / 1000;
 	tx->probe_interval_ms = conf->mtu_probe_interval_ms;
 	/* Start at the fast pace: paths come up within a few hellos. */
 	tx->pace_last = rte_rdtsc();
 	tx->instance = (uint32_t)rte_rand() | 1;
+	tx->answer_score = SB_DP_ANSWER_SCORE_MAX / 2;
+	tx->answer_window = (uint64_t)SB_DP_ANSWER_US * dp->hz / 1000000;
 	tx->sched_ops = sb_sched_find(conf->scheduler);
 	tx->adaptive_rate = conf->adaptive_rate;
 	tx->est_conf = (struct sb_path_est_conf){
@@ -312,9 +434,7 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 		.probes_sent = conf->mtu_probe_interval_ms != 0,
 		/* A deliberate nap is no stall: the hellos it left in the rings are read
 		 * next; only a gap beyond the longest nap holds the timers. */
-		.tick_stall = ((uint64_t)SB_DP_TICK_STALL_MS * 1000 + RTE_MAX(RTE_MAX(
-			RTE_MAX(conf->idle_sleep_max_us, conf->idle_sleep_contended_us),
-			conf->idle_deep_sleep_us), conf->idle_slow_sleep_us)) * dp->hz / 1000000,
+		.tick_stall = sb_dp_tick_stall(dp, false),
 		.silence_hold = (uint64_t)conf->peer_silence_hold_ms * dp->hz / 1000,
 		.on_event = sb_dp_peer_event,
 		.event_arg = dp,
@@ -417,6 +537,10 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 	dp->n_exc_queues = conf->n_exc_queues;
 	dp->stop = stop;
 	dp->n_workers = conf->n_workers;
+	/* DPDK's own rx timestamp field: a driver that fills it is not among ours (we never
+	 * ask for RTE_ETH_RX_OFFLOAD_TIMESTAMP), so the datapath writes it itself. */
+	if (rte_mbuf_dyn_rx_timestamp_register(&dp->ts_off, NULL) != 0)
+		dp->ts_off = -1;
 	n_rx = sb_dp_exc_queues(conf->n_workers);
 	dp->n_rx = n_rx;
 	memset(dp->port_index, 0xff, sizeof(dp->port_index));
@@ -468,6 +592,11 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 		goto fail;
 	for (i = 0; i < n_rx; i++) {
 		ret = rx_create(dp, dp->rx[i], i);
+		if (ret != 0)
+			goto fail;
+	}
+	for (i = 0; i < dp->n_workers; i++) {
+		ret = wait_set_init(dp, &dp->worker[i]);
 		if (ret != 0)
 			goto fail;
 	}
@@ -564,8 +693,10 @@ sb_dp_free(struct sb_dp *dp)
 	for (i = 0; i < SB_MAX_PEERS; i++)
 		if (dp->rx_peer[i].reorder != NULL)
 			sb_reorder_free(dp->rx_peer[i].reorder, sb_dp_free_mbuf, NULL);
-	for (i = 0; i < SB_DP_MAX_WORKERS; i++)
+	for (i = 0; i < SB_DP_MAX_WORKERS; i++) {
 		rte_ring_free(dp->worker[i].cmd_ring);
+		sb_wait_free(dp->worker[i].wait);
+	}
 	rte_free(dp);
 }
 

@@ -74,21 +74,9 @@ struct sb_dp_conf {
 	uint16_t burst;			/**< Frames per rx/tx burst, <= SB_BURST_MAX. */
 	bool initial_seq_set;		/**< Tests start sequence numbers at initial_seq. */
 	uint32_t initial_seq;
-	uint32_t idle_sleep_max_us;	/**< Longest nap of a lightly loaded lcore. */
-	uint32_t idle_sleep_contended_us;	/**< Its longest nap while light naps
-						 *   overrun what they ask by more than
-						 *   idle_sleep_max_us on average (others
-						 *   hold the CPU); not above
-						 *   idle_sleep_max_us: off. */
-	uint32_t idle_deep_sleep_us;	/**< Nap of an lcore that moved nothing but hellos
-					 *   for idle_deep_after_ms; 0: no deep idle. */
-	uint32_t idle_deep_after_ms;
-	uint32_t idle_slow_sleep_us;	/**< Deep nap while the hellos are at the idle pace
-					 *   (the host carried nothing for
-					 *   SB_DP_HELLO_IDLE_AFTER_MS); the TX lcore wakes at
-					 *   once for the kernel's frames where the exception
-					 *   path offers a descriptor. 0, or not above
-					 *   idle_deep_sleep_us: no longer than a deep nap. */
+	bool lcore_dedicated;		/**< Busy-poll: never sleep (lcore_mode = dedicated);
+					 *   otherwise an idle lcore sleeps on its wait set
+					 *   (sb_wait.h) until a frame or a timer. */
 	uint32_t mtu_probe_interval_ms;	/**< Full-size probe per port this often; 0: none. */
 	uint32_t path_loss_max_pct;	/**< A path losing more of our frames leaves the stripe
 					 *   (0: never). */
@@ -115,9 +103,9 @@ sb_dp_exc_queues(unsigned int n_workers)
 }
 
 #define SB_BURST_MAX 256	/**< Largest burst the datapath uses. */
-#define SB_DP_TICK_STALL_MS 5	/**< Housekeeping runs every 1 ms, or once per nap: a gap
-				 *   this much longer than the longest nap is a stall of
-				 *   the lcore (descheduled), not the peers' silence. */
+#define SB_DP_TICK_STALL_MS 5	/**< Housekeeping runs every 1 ms (every 25 at the idle
+				 *   pace): a gap this much longer than that is a stall
+				 *   of the lcore (descheduled), not the peers' silence. */
 #define SB_DP_HELLO_IDLE_AFTER_MS 1000	/**< No traffic this long: hellos at the idle pace. */
 #define SB_DP_MAX_WORKERS 16	/**< Datapath lcores at most. */
 #define SB_DP_RING_FRAMES 4096	/**< Frames an RX worker's input ring holds. */
@@ -153,7 +141,7 @@ struct sb_dp_stats {
 					 *   entered or left UP (struct sb_peer_table hello_due). */
 	uint64_t tx_hello_drop;		/**< Hellos the port's control queue could not take. */
 	uint64_t tick_stalls;		/**< Times the TX lcore found it had not run for
-					 *   SB_DP_TICK_STALL_MS more than its longest nap: path
+					 *   SB_DP_TICK_STALL_MS more than its tick: path
 					 *   timers held for it
 					 *   (sb_peer_tick()); those of 20 ms or more are logged. */
 	uint64_t silence_holds;		/**< Peers found silent on every path at once, their
@@ -196,15 +184,59 @@ struct sb_dp_stats {
 	uint64_t exc_too_big;		/**< Inner frame larger than the exception MTU: dropped. */
 	/* loop */
 	uint64_t loops;
-	uint64_t idle_sleeps;
-	uint64_t idle_deep_sleeps;	/**< ... of them deep (idle_deep_sleep_us) ... */
-	uint64_t idle_slow_sleeps;	/**< ... or at the idle pace (idle_slow_sleep_us). */
-	uint64_t idle_kernel_wakeups;	/**< Naps the kernel's frames cut short. */
-	uint64_t idle_contended_sleeps;	/**< Light-load naps longer than idle_sleep_max_us,
-					 *   the CPU being contended. */
+	uint64_t idle_sleeps;		/**< Sleeps on the wait set (nothing to do) ... */
+	uint64_t idle_port_wakeups;	/**< ... ended by a member port's frames ... */
+	uint64_t idle_kernel_wakeups;	/**< ... by the kernel's (sb0, passthrough) ... */
+	uint64_t idle_kick_wakeups;	/**< ... by another lcore's or the console's work ... */
+	uint64_t idle_timer_wakeups;	/**< ... or by the timer (its own duties). */
+	uint64_t answer_polls;		/**< Polls waiting for the kernel's answer ... */
+	uint64_t answer_misses;		/**< ... and waits for one that ran out. */
+	uint64_t idle_naps;		/**< Timed naps while output was full (the sources
+					 *   not watched: they hold frames on purpose). */
 	uint64_t rx_forwarded;		/**< Frames passed to the RX worker owning their peer. */
 	uint64_t ring_full;		/**< ... or hellos to the TX worker, dropped: ring full. */
 };
+
+/**
+ * Latency added inside seqbond, per peer and direction, as a histogram: wire -> sb0 from the
+ * poll that read a DATA frame off a member port to its release from the reorder window into
+ * the exception queue; sb0 -> wire from the poll that read a frame from the kernel to its
+ * frame's place in a member port's queue. Bucket 0 counts less than 1 us, bucket k (1..14)
+ * 2^(k-1) up to 2^k us, the last 16 384 us and more.
+ */
+#define SB_DP_LAT_BUCKETS 16
+
+/** @return the bucket of a latency of @p us microseconds (SB_DP_LAT_BUCKETS). */
+static inline unsigned int
+sb_dp_lat_bucket(uint64_t us)
+{
+	unsigned int k = us == 0 ? 0 : 64 - (unsigned int)__builtin_clzll(us);
+
+	return k < SB_DP_LAT_BUCKETS ? k : SB_DP_LAT_BUCKETS - 1;
+}
+
+/**
+ * The latency below which @p pct percent of the frames counted in histogram @p h
+ * (SB_DP_LAT_BUCKETS buckets) fell, as the upper bound of its bucket, us; 0 when empty.
+ * The last bucket has no bound: UINT32_MAX.
+ */
+static inline uint32_t
+sb_dp_lat_pct_us(const uint64_t *h, double pct)
+{
+	uint64_t total = 0, run = 0;
+	unsigned int k;
+
+	for (k = 0; k < SB_DP_LAT_BUCKETS; k++)
+		total += h[k];
+	if (total == 0)
+		return 0;
+	for (k = 0; k < SB_DP_LAT_BUCKETS; k++) {
+		run += h[k];
+		if ((double)run * 100.0 >= pct * (double)total)
+			break;
+	}
+	return k >= SB_DP_LAT_BUCKETS - 1 ? UINT32_MAX : UINT32_C(1) << k;
+}
 
 /** What the lcore copies for readers (console, telemetry, exit report). */
 struct sb_snapshot {
@@ -255,6 +287,8 @@ struct sb_snapshot {
 		uint64_t hold_now;	/**< TSC cycles the oldest held frame has waited. */
 		uint64_t timeout;	/**< The window's hold now, TSC cycles. */
 		uint32_t delay_spread_us;	/**< The peer's paths' delay spread. */
+		uint64_t lat_wire_sb0[SB_DP_LAT_BUCKETS];	/**< sb_dp_lat_bucket() */
+		uint64_t lat_sb0_wire[SB_DP_LAT_BUCKETS];
 	} peer[SB_MAX_PEERS];
 };
 
@@ -380,8 +414,15 @@ void *sb_dp_worker_arg(struct sb_dp *dp, unsigned int k);
  *  loops until *stop. @return 0. */
 int sb_dp_lcore_main(void *arg);
 
+/**
+ * End worker @p k's sleep, if it is in one: call after posting on its command ring, and after
+ * setting the stop flag (for every worker), so neither waits for the worker's timer. Any
+ * thread; cheap when the worker is awake.
+ */
+void sb_dp_wake(struct sb_dp *dp, unsigned int k);
+
 /** @return the ring control posts struct sb_cmd pointers on for worker @p k (one producer
- *  at a time). */
+ *  at a time; sb_dp_wake() after posting). */
 struct rte_ring *sb_dp_cmd_ring(struct sb_dp *dp, unsigned int k);
 
 /**

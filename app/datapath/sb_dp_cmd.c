@@ -57,6 +57,7 @@ snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 		memcpy(sp->est, tp->est, sizeof(sp->est));
 		memcpy(sp->path_tx, tp->path_tx, sizeof(sp->path_tx));
 		memcpy(sp->path_tx_bytes, tp->path_tx_bytes, sizeof(sp->path_tx_bytes));
+		memcpy(sp->lat_sb0_wire, tp->lat, sizeof(sp->lat_sb0_wire));
 	}
 }
 
@@ -78,6 +79,7 @@ snapshot_rx(struct sb_dp *dp, struct sb_dp_rx *rx, struct sb_snapshot *snap, uin
 		memcpy(sp->path_rx, rp->path_rx, sizeof(sp->path_rx));
 		memcpy(sp->path_rx_bytes, rp->path_rx_bytes, sizeof(sp->path_rx_bytes));
 		memcpy(sp->path_data, rp->data, sizeof(sp->path_data));
+		memcpy(sp->lat_wire_sb0, rp->lat, sizeof(sp->lat_wire_sb0));
 		if (rp->reorder == NULL)
 			continue;
 		sp->rx_next_seq = sb_reorder_next_seq(rp->reorder);

@@ -31,12 +31,14 @@ sb_dp_msg_all(struct sb_dp *dp, const struct sb_dp_msg *msg)
 {
 	unsigned int i;
 
-	for (i = 0; i < dp->n_rx; i++)
+	for (i = 0; i < dp->n_rx; i++) {
 		if (rte_ring_enqueue_elem(dp->rx[i]->msg_ring, (void *)(uintptr_t)msg,
 				sizeof(*msg)) != 0)
 			/* Sized for far more than a burst of events between two polls. */
 			DP_LOG(ERR, "RX worker %u: message ring full: a peer or path event "
 				"is lost", i);
+		sb_dp_kick_later(dp->tx->w, dp->rx[i]->w);
+	}
 }
 
 void
@@ -434,6 +436,20 @@ pace_set(struct sb_dp *dp, uint16_t hello_ms)
 	tx->probe_period = probe_ms * dp->hz / 1000;
 }
 
+/* Enter or leave the idle pace. The lcore's timer then ticks every SB_DP_SLOW_TICK_US or
+ * every millisecond (sb_dp.c), and a gap between two ticks is a stall of the lcore only
+ * beyond that tick (sb_peer_tick()). */
+static void
+slow_set(struct sb_dp *dp, bool slow)
+{
+	struct sb_dp_tx *tx = dp->tx;
+
+	__atomic_store_n(&tx->hello_slow, slow, __ATOMIC_RELAXED);
+	tx->peers.conf.tick_stall = sb_dp_tick_stall(dp, slow);
+	if (!slow)
+		tx->peers.last_tick = 0;	/* the gap since the last slow tick is no stall */
+}
+
 /* The idle pace: hellos at hello_idle_interval_ms, probes slowed in proportion. */
 static struct hello_pace
 pace_idle(const struct sb_dp *dp)
@@ -457,7 +473,8 @@ static uint16_t
 idle_ms_for_peers(const struct sb_dp *dp)
 {
 	const struct sb_dp_tx *tx = dp->tx;
-	uint64_t ms = tx->hello_idle_base_ms, rx_max = dp->conf.hello_idle_rx_max, need;
+	uint64_t ms = RTE_MIN(dp->conf.hello_idle_interval_ms, (uint32_t)UINT16_MAX);
+	uint64_t rx_max = dp->conf.hello_idle_rx_max, need;
 	unsigned int i, j, n = 0;
 
 	if (rx_max == 0 || ms <= tx->hello_active_ms)
@@ -506,7 +523,7 @@ hello_pace(struct sb_dp *dp, uint64_t now)
 	}
 	if (tx->hello_idle_ms <= tx->hello_active_ms) {
 		if (tx->hello_slow) {
-			__atomic_store_n(&tx->hello_slow, false, __ATOMIC_RELAXED);
+			slow_set(dp, false);
 			pace_set(dp, tx->hello_active_ms);
 			tx->next_hello = now;
 		}
@@ -517,7 +534,7 @@ hello_pace(struct sb_dp *dp, uint64_t now)
 		tx->pace_activity = a;
 		tx->pace_last = now;
 		if (tx->hello_slow) {
-			__atomic_store_n(&tx->hello_slow, false, __ATOMIC_RELAXED);
+			slow_set(dp, false);
 			pace_set(dp, tx->hello_active_ms);
 			tx->next_hello = now;
 			for (i = 0; i < dp->n_ports; i++)
@@ -526,7 +543,7 @@ hello_pace(struct sb_dp *dp, uint64_t now)
 	} else if (!tx->hello_slow &&
 			now - tx->pace_last >= (uint64_t)SB_DP_HELLO_IDLE_AFTER_MS * dp->hz / 1000) {
 		/* The hello already due announces the slow pace; the one after keeps it. */
-		__atomic_store_n(&tx->hello_slow, true, __ATOMIC_RELAXED);
+		slow_set(dp, true);
 		tx->stats->hello_slow++;
 		pace_set(dp, tx->hello_idle_ms);
 	}

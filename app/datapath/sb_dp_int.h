@@ -31,7 +31,6 @@
  *   sb_dp_stats.c  the counter tables
  */
 
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -39,6 +38,7 @@
 #include <rte_ether.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
 #include "sb_dp.h"
@@ -132,6 +132,7 @@ struct sb_dp_tx_peer {
 	/** DATA frames sent per path at the peer port's full MTU (they prove the path MTU
 	 *  as a probe does), and their count at the path's last unicast probe round. */
 	uint32_t full_tx[SB_PEER_MAX_PATHS], full_tx_probed[SB_PEER_MAX_PATHS];
+	uint64_t lat[SB_DP_LAT_BUCKETS];	/**< sb0 -> wire latency. */
 	/* Frames from the kernel for this peer, set aside while every path to it was full
 	 * so that frames for other peers behind them could go (sb_dp_tx_exception()); a FIFO,
 	 * sent before anything newer for this peer. */
@@ -150,6 +151,7 @@ struct sb_dp_rx_peer {
 	 *  worker as hellos come, read by the window's owner. */
 	uint32_t delay_spread_us;
 	uint64_t timeout_set;		/**< The hold the window has now, TSC cycles (owner). */
+	uint64_t lat[SB_DP_LAT_BUCKETS];	/**< Wire -> sb0 latency (owner). */
 } __rte_cache_aligned;
 
 /** Messages the TX worker sends every RX worker (their msg_ring). */
@@ -192,6 +194,8 @@ struct sb_dp_rx {
 	uint64_t reorder_timeout_max;	/**< TSC cycles: the most the spread may raise it to. */
 	uint64_t busy_peers;		/**< Bit per peer (index) whose window may own frames:
 					 *   set by an insert, cleared by a drain that empties it. */
+	uint64_t answer_delivered;	/**< exc_tx when answers were last expected. */
+	uint32_t answer_probe;		/**< Deliveries while answers did not come. */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
 };
@@ -214,7 +218,6 @@ struct sb_dp_tx {
 	uint16_t hello_active_ms;	/**< The configured (or console-set) interval. */
 	uint16_t hello_idle_ms;		/**< The idle one now (for the peers heard);
 					 *   0: no slow pace. */
-	uint16_t hello_idle_base_ms;	/**< The configured idle one. */
 	bool hello_slow;		/**< At the idle pace now (other lcores read it:
 					 *   __atomic loads and stores). */
 	uint64_t pace_activity;		/**< Frames other than hellos, every worker, ... */
@@ -232,6 +235,13 @@ struct sb_dp_tx {
 	uint16_t pending_go;		/**< pending[] index of a frame known to be able to go
 					 *   past a blocked peer's (0: none known). */
 	uint32_t n_held;		/**< Frames in every peer's held FIFO. */
+	/* Answers from the kernel (sb_dp.c): a window opens when an RX worker delivers. */
+	uint64_t answer_from;		/**< TSC | 1 of the last delivery (RX workers write,
+					 *   __atomic relaxed). */
+	uint64_t answer_open, answer_done;	/**< Windows opened and closed (TX). */
+	uint64_t answer_exc_rx;		/**< exc_rx when the open one opened. */
+	uint64_t answer_window;		/**< SB_DP_ANSWER_US in TSC cycles. */
+	int answer_score;		/**< Whether answers come (RX workers read it). */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
 };
@@ -264,16 +274,14 @@ struct sb_dp_worker {
 	uint16_t max_batch;		/**< Deepest burst of this loop iteration. */
 	uint64_t busy_cycles;		/**< TSC cycles of iterations that moved frames. */
 	uint64_t total_cycles;		/**< TSC cycles in the loop, naps included. */
-	uint64_t idle_since;		/**< TSC of the last frame that was not a hello. */
-	uint64_t idle_activity;		/**< worker_activity() then. */
-	int64_t nap_excess_us;		/**< Moving mean of how much longer than asked a
-					 *   light nap took, us. */
-	bool contended;			/**< Naps take too long: others hold the CPU. */
-	bool slack_wide;		/**< The thread's timer slack is the slow naps'
-					 *   (SB_DP_SLOW_NAP_SLACK_DIV), not 1 us. */
-	uint64_t idle_deep_after;	/**< idle_deep_after_ms in TSC cycles. */
-	unsigned int n_wait;		/**< Exception descriptors its idle naps poll ... */
-	struct pollfd wait[SB_EXC_MAX_QUEUES];	/**< ... (the worker reading the kernel). */
+	bool more;			/**< This iteration left input unread on purpose
+					 *   (its output was full): no sleep on the wait set. */
+	unsigned int nap_us;		/**< Next timed nap while output is full, us. */
+	bool slack_wide;		/**< The thread's timer slack is the idle pace's
+					 *   (sb_dp.c), not 1 us. */
+	uint32_t kick_mask;		/**< Workers this iteration gave work: kicked at its
+					 *   end (bit = worker index). */
+	struct sb_wait *wait;		/**< What it sleeps on (sb_wait.h). */
 	struct sb_dp_stats stats;	/**< Written by this worker only. */
 } __rte_cache_aligned;
 
@@ -294,6 +302,9 @@ struct sb_dp {
 	struct sb_dp_tx *tx;		/**< The TX side. */
 	struct sb_dp_rx *rx[SB_DP_MAX_WORKERS];	/**< RX sides, by RX id. */
 	struct rte_ring *hello_ring;	/**< Hellos from RX workers to the TX worker (MP/SC). */
+	int ts_off;			/**< mbuf dynfield: TSC of the poll that read the
+					 *   frame (DPDK's rx timestamp field), for the
+					 *   latency histograms; -1: not stamped. */
 	struct sb_dp_rx_peer rx_peer[SB_MAX_PEERS];	/**< Each owned by one RX worker. */
 };
 
@@ -359,6 +370,53 @@ void sb_dp_peer_event(void *arg, const struct sb_peer_event *ev);
 /** The peer table's source of data counts (struct sb_peer_conf data_rx). */
 void sb_dp_data_counts(void *arg, unsigned int peer, unsigned int path,
 	struct sb_path_data *out);
+/** Stamp @p m with the TSC @p now of the poll that read it (latency histograms). */
+static inline void
+sb_dp_stamp(const struct sb_dp *dp, struct rte_mbuf *m, uint64_t now)
+{
+	if (likely(dp->ts_off >= 0))
+		*RTE_MBUF_DYNFIELD(m, dp->ts_off, uint64_t *) = now;
+}
+
+/** Count in histogram @p h the time since @p m was read, at TSC @p now. */
+static inline void
+sb_dp_lat_count(const struct sb_dp *dp, uint64_t *h, const struct rte_mbuf *m, uint64_t now)
+{
+	uint64_t t;
+
+	if (unlikely(dp->ts_off < 0))
+		return;
+	t = *RTE_MBUF_DYNFIELD(m, dp->ts_off, const uint64_t *);
+	h[sb_dp_lat_bucket(now > t ? (now - t) * 1000000 / dp->hz : 0)]++;
+}
+
+/** Mark worker @p k (by index) to be kicked at the end of @p w's iteration: @p w put work
+ *  on one of its rings. */
+static inline void
+sb_dp_kick_later(struct sb_dp_worker *w, const struct sb_dp_worker *k)
+{
+	if (k != w)
+		w->kick_mask |= UINT32_C(1) << (k - w->dp->worker);
+}
+
+/** The tick of the lcore that owns the peer table while the hellos are at the idle pace
+ *  (sb_dp.c, "Sleeping when idle"); 1 ms at the fast pace. */
+#define SB_DP_SLOW_TICK_US 25000
+
+/** The timer slack of the sleeps at the idle pace: a quarter of the tick (sb_dp.c). */
+#define SB_DP_SLOW_SLACK_US (SB_DP_SLOW_TICK_US / 4)
+
+/** TSC cycles between two ticks beyond which the lcore stalled (struct sb_peer_conf
+ *  tick_stall): SB_DP_TICK_STALL_MS more than its tick and the tick's timer slack, at the
+ *  idle pace (@p slow) or the fast one. */
+static inline uint64_t
+sb_dp_tick_stall(const struct sb_dp *dp, bool slow)
+{
+	uint64_t tick_us = slow ? SB_DP_SLOW_TICK_US + SB_DP_SLOW_SLACK_US : 1000;
+
+	return ((uint64_t)SB_DP_TICK_STALL_MS * 1000 + tick_us) * dp->hz / 1000000;
+}
+
 /** Send @p msg to every RX worker. */
 void sb_dp_msg_all(struct sb_dp *dp, const struct sb_dp_msg *msg);
 

@@ -32,14 +32,16 @@ decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, const ui
  * loss. The mbuf carries the port's ethdev id (not every driver sets it: the ring PMD
  * does not). */
 static inline void
-pass_on(struct sb_dp *dp, struct sb_dp_rx *rx, struct rte_ring *r, unsigned int index,
-	struct rte_mbuf *m)
+pass_on(struct sb_dp *dp, struct sb_dp_rx *rx, struct rte_ring *r, struct sb_dp_worker *to,
+	unsigned int index, struct rte_mbuf *m)
 {
 	m->port = dp->conf.port[index].port_id;
 	if (unlikely(rte_ring_enqueue(r, m) != 0)) {
 		rx->stats->ring_full++;
 		rte_pktmbuf_free(m);
+		return;
 	}
+	sb_dp_kick_later(rx->w, to);
 }
 
 /* One frame from member port @p index (read by this worker, or passed on by the RX worker
@@ -84,7 +86,7 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 	}
 	if (shim.type == SB_WIRE_HELLO) {
 		/* The peer table lives with the TX worker. */
-		pass_on(dp, rx, dp->hello_ring, index, m);
+		pass_on(dp, rx, dp->hello_ring, dp->tx->w, index, m);
 		return;
 	}
 
@@ -99,7 +101,7 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 	if (owner != rx->id) {
 		/* Another worker owns this peer's window: it reads the frame again. */
 		st->rx_forwarded++;
-		pass_on(dp, rx, dp->rx[owner]->data_ring, index, m);
+		pass_on(dp, rx, dp->rx[owner]->data_ring, dp->rx[owner]->w, index, m);
 		return;
 	}
 	rp = &dp->rx_peer[pi];
@@ -190,7 +192,7 @@ release_in_order(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, unsigned i
 {
 	struct rte_mbuf *out[SB_BURST_MAX];
 	unsigned int i, j, n, want;
-	uint64_t busy = rx->busy_peers;
+	uint64_t busy = rx->busy_peers, t = 0;
 
 	RTE_BUILD_BUG_ON(SB_MAX_PEERS > 64);	/* busy_peers has a bit per peer */
 
@@ -211,14 +213,20 @@ release_in_order(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, unsigned i
 		do {
 			want = RTE_MIN(room, (unsigned int)RTE_DIM(out));
 			n = sb_reorder_drain(r, (void **)out, want, now);
-			for (j = 0; j < n; j++)
+			if (n != 0 && t == 0)
+				t = rte_rdtsc();
+			for (j = 0; j < n; j++) {
+				sb_dp_lat_count(dp, dp->rx_peer[i].lat, out[j], t);
 				sb_dp_exc_put(dp, rx, out[j]);
+			}
 			if (room != UINT_MAX)
 				room -= n;
 		} while (n == want && room > 0);
 		if (sb_reorder_owned(r) == 0)
 			rx->busy_peers &= ~(UINT64_C(1) << i);
 	}
+	if (busy != 0)
+		rx->w->more = true;	/* windows left unread for want of room */
 }
 
 /* Read one burst from every started port of this worker and its input ring, at most *budget
@@ -232,6 +240,7 @@ rx_round(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, bool *full,
 	struct rte_mbuf *pkts[SB_BURST_MAX];
 	unsigned int i, j, n, total = 0;
 	uint16_t burst = dp->conf.burst, want;
+	uint64_t t;
 
 	for (i = 0; i < rx->n_ports; i++) {
 		unsigned int index = rx->ports[(rx->port_next + i) % rx->n_ports];
@@ -252,6 +261,9 @@ rx_round(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now, bool *full,
 		*max_batch = RTE_MAX(*max_batch, n);
 		total += n;
 		rx->stats->rx += n;
+		t = rte_rdtsc();	/* when read: the poll may be old by now */
+		for (j = 0; j < n; j++)
+			sb_dp_stamp(dp, pkts[j], t);
 		for (j = 0; j < n && j < 4; j++)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));
 		for (j = 0; j < n; j++) {
@@ -318,7 +330,7 @@ sb_dp_rx_ports(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
 	 * read gives the kernel at most one), and releases no more from the windows: the rest
 	 * waits in the ports' rings and the windows, where it is safe, instead of overflowing
 	 * the queue before the flush at the end of the iteration (exc_tx_drop; seen with
-	 * idle_sleep_max_us = 0, when one iteration read thousands of frames). Hellos share
+	 * lcore_mode = dedicated, when one iteration read thousands of frames). Hellos share
 	 * those rings, so when the kernel side refuses frames for good (the queue stays full:
 	 * sb0 down) one burst per port still comes in and the paths stay up; frames for the
 	 * kernel that then find no room are dropped and counted, as they must be.
@@ -334,6 +346,9 @@ sb_dp_rx_ports(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
 		full = false;
 		total += rx_round(dp, rx, now, &full, &rx->w->max_batch, &budget);
 	} while (full && budget > 0 && ++rounds < max_rounds);
+	/* Frames may wait in the ports' rings: read them before any sleep. */
+	if (full || budget == 0)
+		rx->w->more = true;
 	/* Drained every iteration, not only after arrivals: the gap timeout must fire even
 	 * when nothing comes in. */
 	release_in_order(dp, rx, now, stuck ? UINT_MAX : SB_TXQ_CAP - (unsigned int)rx->exc_txq.n);

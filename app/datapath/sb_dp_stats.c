@@ -31,8 +31,9 @@ static const struct stat_field rx_fields[] = {
 	FIELD(rx_unknown_peer), FIELD(rx_hello_rejected), FIELD(rx_hello_not_ours),
 	FIELD(rx_late_dropped), FIELD(rx_late_delivered), FIELD(rx_duplicate),
 	FIELD(rx_out_of_range), FIELD(rx_stray), FIELD(rx_forwarded), FIELD(ring_full), FIELD(exc_tx), FIELD(exc_tx_drop), FIELD(exc_too_big),
-	FIELD(loops), FIELD(idle_sleeps), FIELD(idle_deep_sleeps), FIELD(idle_slow_sleeps),
-	FIELD(idle_kernel_wakeups), FIELD(idle_contended_sleeps),
+	FIELD(loops), FIELD(idle_sleeps), FIELD(idle_port_wakeups), FIELD(idle_kernel_wakeups),
+	FIELD(idle_kick_wakeups), FIELD(idle_timer_wakeups), FIELD(idle_naps),
+	FIELD(answer_polls), FIELD(answer_misses),
 };
 
 static uint64_t

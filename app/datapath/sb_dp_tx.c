@@ -178,6 +178,7 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 	 * (sb_dp_hello.c, port_hellos_unicast()). */
 	if (wire_len >= (uint32_t)path->remote_mtu + SB_ETH_HLEN)
 		dpeer->full_tx[j]++;
+	sb_dp_lat_count(dp, dpeer->lat, m, rte_rdtsc());
 	if (sb_txq_put(&p->txq, m, &st->tx_queue_drop)) {
 		st->tx_data++;
 		st->tx_data_bytes += wire_len;
@@ -350,6 +351,12 @@ sb_dp_tx_exception(struct sb_dp *dp, uint64_t now)
 				(tx->exc_next_queue + q) % dp->n_exc_queues, tx->pending,
 				dp->conf.burst);
 		tx->exc_next_queue = (tx->exc_next_queue + 1) % dp->n_exc_queues;
+		if (tx->n_pending != 0) {
+			uint64_t t = rte_rdtsc();	/* when read: the poll may be old */
+
+			for (q = 0; q < tx->n_pending; q++)
+				sb_dp_stamp(dp, tx->pending[q], t);
+		}
 		tx->pending_head = 0;
 		tx->pending_go = 0;
 		st->exc_rx += tx->n_pending;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The users' cluster in one box, short form (bench/cluster.py --short; docs/benchmarks.md,
 # "Cluster"): 16 blades with 6 ports and an 8-port gateway behind 6 switches, 17 seqbond
-# instances on 2 cores. Checks: all 1696 paths come up; idle instances are in deep idle; 16 of
+# instances on 2 cores. Checks: all 1696 paths come up; idle instances sleep; 16 of
 # 16 blades get a DHCP lease on port 0 beside seqbond; one stream blade -> blade and each way
 # between gateway and blade; 16 blades -> gateway with iperf3 and tbench (over sb0 and over
 # one link per host); a switch module black-holed under a stream and under the 16 -> 1 load,
@@ -29,14 +29,14 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 print("# " + r["up_line"])
 idle = r["idle"]
-for h, deep in idle["deep_naps_per_s"].items():
-    slow, polls = idle["slow_naps_per_s"][h], idle["polls_per_s"][h]
-    # Deep naps are 1 ms, those at the idle pace 5 ms (the defaults): an idle instance
-    # spends most of its time in them ...
-    assert deep * 0.001 + slow * 0.005 >= 0.5, \
-        "host %s: %d deep and %d slow naps/s while idle" % (h, deep, slow)
+for h, sleeps in idle["sleeps_per_s"].items():
+    polls = idle["polls_per_s"][h]
+    # An idle instance sleeps after nearly every poll (docs/design.md, "Sleeping when
+    # idle") ...
+    assert sleeps >= 0.9 * polls, "host %s: %d sleeps/s in %d polls/s while idle" % (
+        h, sleeps, polls)
     # ... and, once no sb0 carries a frame (the kernels' chatter makes hosts fast for 1 s),
-    # wakes at most 600 times a second (1000 with 1 ms naps).
+    # wakes at most 600 times a second (1000 with the fast pace's 1 ms tick).
     if idle["sb0_frames_during"] == 0:
         assert polls <= 600, "host %s: %d polls/s while idle" % (h, polls)
         # 16 peers heard, hello_idle_rx_max 80 a second: the idle pace is 200 ms, not 100
@@ -44,9 +44,9 @@ for h, deep in idle["deep_naps_per_s"].items():
         assert idle["hello_interval_ms"][h] == 200, \
             "host %s: idle hello interval %s ms" % (h, idle["hello_interval_ms"][h])
 print("# idle: %.2f %% of a core per instance (max %.2f), machine %.2f %% per instance; "
-      "naps/s deep %s, slow %s; polls/s %s" % (
+      "sleeps/s %s, timer wake-ups/s %s; polls/s %s" % (
           idle["cpu_pct_mean"], idle["cpu_pct_max"], idle["machine_busy_pct_per_instance"],
-          idle["deep_naps_per_s"], idle["slow_naps_per_s"], idle["polls_per_s"]))
+          idle["sleeps_per_s"], idle["timer_wakeups_per_s"], idle["polls_per_s"]))
 assert r["dhcp"]["leases"] == 16 and r["dhcp"]["distinct"] == 16, r["dhcp"]
 for k, s in r["streams"].items():
     assert s["goodput_mbit"] > 0, k

@@ -76,8 +76,8 @@ no_timeouts() {
 # slow case in a CI log says where the time went: b's reorder window for a (frames released
 # after a hold, frames later than their seq, seqs given up after the hold, the longest hold),
 # a's state, rate estimate (Mbit/s) and delay estimate per path to b, and what the shapers on
-# the way dropped (a's ports out, the switch ports towards b), and how many naps a and b took
-# at the contended ceiling (idle_sleep_contended_us: each adds up to a nap to the RTT).
+# the way dropped (a's ports out, the switch ports towards b), and how many timed naps a and b
+# took with their output full (idle_naps).
 case_diag() {
 	local ro paths drops naps
 	ro=$(tb console b show reorder 1 2>/dev/null | awk '$1 ~ /^(reordered|late|lost_timeout|lost_rule|hold_max_us)$/ {printf "%s %s ", $1, $2}' || true)
@@ -87,9 +87,9 @@ case_diag() {
 			"$(tb exec a tc -s qdisc show dev "sbA$i" | awk '/dropped/ {gsub(",", ""); print $7}')" \
 			"$i" "$(tb exec sw tc -s qdisc show dev "swB$i" | awk '/dropped/ {gsub(",", ""); print $7}')"
 	done || true)
-	naps="a $(sb_telemetry a /seqbond/info idle_contended_sleeps 2>/dev/null || echo "?")"
-	naps+=" b $(sb_telemetry b /seqbond/info idle_contended_sleeps 2>/dev/null || echo "?")"
-	info "$1: b reorder (peer a): ${ro}; a paths to b (state/rate/delay): ${paths}; tbf drops: ${drops}; naps at the contended ceiling: ${naps}"
+	naps="a $(sb_telemetry a /seqbond/info idle_naps 2>/dev/null || echo "?")"
+	naps+=" b $(sb_telemetry b /seqbond/info idle_naps 2>/dev/null || echo "?")"
+	info "$1: b reorder (peer a): ${ro}; a paths to b (state/rate/delay): ${paths}; tbf drops: ${drops}; naps with output full: ${naps}"
 }
 
 # stream_start FROM TO SECONDS PORT: iperf3 with 0.1 s receiver intervals, in the background.

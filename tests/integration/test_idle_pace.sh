@@ -6,10 +6,11 @@
 # still declared down at both ends, within the idle detection time (100 ms x 4)
 # plus slack from the fault's rule in place, and comes back after the heal; with traffic flowing (pings every 20 ms) the
 # fast pace is back and the same cut is detected within the fast detection time (10 ms x 4)
-# plus slack. At the idle pace the lcores nap idle_slow_sleep_us (5 ms) at a time: at most
-# 400 wake-ups a second per lcore in the idle window (1000 with 1 ms deep naps), and the
-# host's own first frame wakes the lcore that reads sb0 at once (idle_kernel_wakeups; the
-# tap-vnet exception path, which offers a descriptor to sleep on, hence --exception).
+# plus slack. Idle lcores sleep on their wait sets (docs/design.md, "Sleeping when idle"): at
+# the idle pace the timer wakes the one that owns the peer table every 5 ms and the others not
+# at all, so an idle host's lcores poll at most 400 times a second each; the host's own first
+# frame wakes the lcore that reads sb0 at once (idle_kernel_wakeups), and a frame from the
+# peer the lcore that reads the port (idle_port_wakeups).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -34,7 +35,7 @@ print("%.2f" % dt, *[int(round(int(n) / dt)) for n in sys.argv[3:]])' "$@"
 # frame (up to 6 tries); rates are per second of the time between a host's two reads.
 info_key() { sb_telemetry "$1" /seqbond/info "$2"; }
 lcores() { sb_telemetry "$1" /seqbond/lcores | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
-# counters H: "time tx_hello loops idle_slow_sleeps hello_slow tx_hello_brief" of host H from one telemetry
+# counters H: "time tx_hello loops idle_timer_wakeups hello_slow tx_hello_brief" of host H from one telemetry
 # read, so that every rate is taken over the time between two reads of that host.
 counters() {
 	local t j
@@ -42,7 +43,7 @@ counters() {
 	t=$(date +%s.%N)
 	python3 -c 'import json, sys
 d = json.loads(sys.argv[2])
-print(sys.argv[1], d["tx_hello"], d["loops"], d["idle_slow_sleeps"], d["hello_slow"],
+print(sys.argv[1], d["tx_hello"], d["loops"], d["idle_timer_wakeups"], d["hello_slow"],
       d["tx_hello_brief"])' "$t" "$j"
 }
 activity() {
@@ -76,7 +77,7 @@ for h in a b; do
 		$((slow1 - slow0)) $((brief1 - brief0)))"
 	info "host $h idle ${dt} s: $((hello1 - hello0)) hellos on 2 ports ($hps a second; slowed" \
 		"$slowed times so far), $((loops1 - loops0)) polls on $nl lcore(s) ($pps a second)," \
-		"$((slow1 - slow0)) naps at the idle pace ($nps a second)"
+		"$((slow1 - slow0)) timer wake-ups ($nps a second)"
 	((slowed >= 1)) || fail "host $h: never at the idle pace (hello_slow 0)"
 	# 10 a second per port at the idle pace (probes replace hellos); 100 at the fast one.
 	((hps <= 2 * 15)) || fail "host $h: $hps hellos a second idle: not the idle pace"
@@ -85,10 +86,11 @@ for h in a b; do
 	# (docs/design.md, "Brief hellos").
 	info "host $h: $((brief1 - brief0)) brief hellos in the window ($bps a second)"
 	((bps >= hps - 2 && bps >= 2 * 4)) || fail "host $h: $bps brief hellos a second of $hps idle"
-	# Naps of 5 ms: about 200 polls a second per lcore (telemetry reads wait for the next
-	# wake-up: they add no poll); 1000 with 1 ms deep naps.
-	((nps >= 100)) || fail "host $h: only $nps naps of idle_slow_sleep_us a second idle"
-	((pps <= 400 * nl)) || fail "host $h: $pps polls a second idle: not 5 ms naps"
+	# The 25 ms tick of the lcore that owns the peer table: about 40 timer wake-ups a
+	# second (1000 at the fast pace); another lcore's timer about 10.
+	((nps >= 20)) || fail "host $h: only $nps timer wake-ups a second idle: no idle tick"
+	((nps <= 100)) || fail "host $h: $nps timer wake-ups a second idle: not the 25 ms tick"
+	((pps <= 400 * nl)) || fail "host $h: $pps polls a second idle: not sleeping"
 done
 
 # cut_case WHAT VERB STATE LIMIT: cut (or heal) a's port 1, wait, and check that both ends
@@ -126,11 +128,14 @@ until [[ $(info_key a hello_interval_ms) == 100 ]]; do
 	sleep 0.2
 done
 w0=$(info_key a idle_kernel_wakeups)
+p0=$(info_key b idle_port_wakeups)
 sb_in a ping -c 1 -W 2 "$(sb_addr b)" >"$SB_WORK/ping1.txt" 2>&1 ||
 	{ cat "$SB_WORK/ping1.txt"; fail "ping from idle host a failed"; }
 w1=$(info_key a idle_kernel_wakeups)
-info "one ping from idle a: $(grep -oE 'time=[0-9.]+ ms' "$SB_WORK/ping1.txt"), $((w1 - w0)) kernel wake-up(s)"
-((w1 > w0)) || fail "host a: its kernel's frame did not cut a nap short (idle_kernel_wakeups $w0 -> $w1)"
+p1=$(info_key b idle_port_wakeups)
+info "one ping from idle a: $(grep -oE 'time=[0-9.]+ ms' "$SB_WORK/ping1.txt"), $((w1 - w0)) kernel wake-up(s) on a, $((p1 - p0)) port wake-up(s) on b"
+((w1 > w0)) || fail "host a: its kernel's frame did not end a sleep (idle_kernel_wakeups $w0 -> $w1)"
+((p1 > p0)) || fail "host b: the peer's frame did not end a sleep (idle_port_wakeups $p0 -> $p1)"
 
 # Traffic brings the fast pace back at once; the same cut is then detected within 40 ms.
 sb_in a ping -q -i 0.02 -w 8 "$(sb_addr b)" >"$SB_WORK/ping.txt" 2>&1 &

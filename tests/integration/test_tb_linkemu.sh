@@ -45,12 +45,7 @@ float_ge "$ratio" 0.95 || fail "a delayed link carried $g5 Mbit/s, below 95 % of
 # after its queue floor moves (1-2 s, then climbing back: docs/design.md, "Adaptive
 # striping"; tests/unit/test_path_est.c, test_delay_step), which would leave a link too idle
 # here to load its delay line.
-# No contended naps (idle_sleep_contended_us = 0): on this VM even two instances' naps
-# overshoot enough to raise their ceiling towards 1 ms (docs/design.md, "Naps under a
-# contended CPU"), and a frame from the peer waits up to one such nap, so the RTT over sb0
-# measured seqbond's naps as much as the delay lines (median 2.83 ms without delay and +10.47
-# with it, against 0.54 and +9.96 / +10.01 with the naps at 100 us).
-sb_up --links 4 --rate 100 --config-extra 'adaptive_rate = off' --config-extra 'idle_sleep_contended_us = 0'
+sb_up --links 4 --rate 100 --config-extra 'adaptive_rate = off'
 cc0=$(carriers)
 r0=$(rtt_median a b 100)
 info "RTT a -> b over sb0 without delay: median $r0 ms"
