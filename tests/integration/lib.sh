@@ -134,8 +134,8 @@ sb_cleanup() {
 }
 
 # SEQBOND_TEST_EXCEPTION=TYPE runs the tests with that exception path type (testbed up
-# --exception TYPE) unless a test names one itself; default the testbed's (tap).
-SB_EXCEPTION=${SEQBOND_TEST_EXCEPTION:-tap}
+# --exception TYPE) unless a test names one itself; default the testbed's (tap-vnet).
+SB_EXCEPTION=${SEQBOND_TEST_EXCEPTION:-tap-vnet}
 
 # sb_up ARGS...: `seqbond-testbed up ARGS`; torn down when the test exits.
 sb_up() {
@@ -240,6 +240,27 @@ sb_baseline() {
 	g=$(tb baseline --rate "$rate" --time 10) || fail "baseline measurement failed"
 	info "baseline: one $rate Mbit/s link: $g Mbit/s" >&2
 	echo "$g"
+}
+
+# sb_pingpong SRV_NS SRV_IP CLI_NS SECONDS [sockperf options...]: sockperf ping-pong, 64-byte
+# UDP messages at 1000 a second (--tcp: TCP) from CLI_NS to a server in SRV_NS; prints the
+# round trip's "p50 p99 p99.9" in microseconds, or nothing (sockperf's output on stderr) when
+# sockperf gave none: the caller checks.
+sb_pingpong() {
+	local srv_ns=$1 ip=$2 cli_ns=$3 t=$4 port=$((11000 + RANDOM % 1000)) srv out
+	shift 4
+	ip netns exec "$srv_ns" sockperf server -i "$ip" -p "$port" "$@" >/dev/null 2>&1 &
+	srv=$!
+	sleep 0.3
+	out=$(ip netns exec "$cli_ns" sockperf ping-pong -i "$ip" -p "$port" -t "$t" --mps=1000 \
+		-m 64 --full-rtt "$@" 2>&1)
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	awk '{ gsub(/\033\[[0-9;]*m/, "") }
+		/percentile 50.000 =/ { a = $NF } /percentile 99.000 =/ { b = $NF }
+		/percentile 99.900 =/ { c = $NF }
+		END { if (a == "") exit 1; printf "%.0f %.0f %.0f\n", a, b, c }' <<<"$out" ||
+		echo "$out" >&2
 }
 
 # sb_stream FROM TO: one 10 s iperf3 TCP stream over sb0 with the receiver's reorder counters
