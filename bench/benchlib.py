@@ -206,6 +206,7 @@ def report(rdir, doc, img, quick):
     wan = read(os.path.join(rdir, "wan.csv"))
     ceil = read(os.path.join(rdir, "ceiling.csv"))
     scale = read(os.path.join(rdir, "micro_scale.csv"))
+    lat = read(os.path.join(rdir, "latency.csv"))
     cluster = None
     if os.path.exists(os.path.join(rdir, "cluster.json")):
         with open(os.path.join(rdir, "cluster.json")) as f:
@@ -248,7 +249,8 @@ def report(rdir, doc, img, quick):
 
     plots = make_plots(summary, fail, rdir, img)
     write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick,
-              ceiling_section(ceil) + wan_section(wan, per_rate) + cluster_section(cluster),
+              ceiling_section(ceil) + wan_section(wan, per_rate) + latency_section(lat, img) +
+              cluster_section(cluster),
               scale_section(scale))
 
 
@@ -405,6 +407,81 @@ def ceiling_section(ceil):
             len(rs)))
     L.append("")
     return L + hand_notes("ceiling")
+
+
+LAT_SYSTEMS = ("link", "seqbond-shared", "seqbond-dedicated", "seqbond-tap", "mptcp")
+LAT_PCTS = (("p25", 25), ("p50", 50), ("p75", 75), ("p90", 90), ("p99", 99), ("p999", 99.9))
+
+
+def latency_section(lat, img):
+    """Markdown lines for bench/run's latency rows (bench/latency.sh): medians over rounds of
+    each percentile, against the plain link's, and a CDF plot of the idle UDP round trips."""
+    if not lat:
+        return []
+    groups = {}
+    for r in lat:
+        groups.setdefault((r["system"], r["proto"], r["load"]), []).append(r)
+    m = {k: {p: med(r[p] for r in rs) for p, _ in LAT_PCTS + (("max", 100),)}
+         for k, rs in groups.items()}
+    rounds = max(int(r["round"]) for r in lat)
+    L = ["## Latency: request/response round trips\n",
+         "sockperf ping-pong, 64-byte messages at 1000 a second, round trip in microseconds, "
+         "on 4 x 100 Mbit/s (`bench/run --only latency`, bench/latency.sh): seqbond's "
+         "defaults (`seqbond-shared`: tap-vnet, lcores that sleep until traffic wakes them), "
+         "`lcore_mode = dedicated` (busy polling), the TAP PMD exception path, and MPTCP on "
+         "the same links (TCP only); `link` is one plain link of the same rate measured in "
+         "the same rounds. `bulk`: beside one iperf3 TCP stream in the requests' direction. "
+         "Medians over %d rounds; `+p50` and `x p99` compare with the plain link's.\n" % rounds,
+         "| system | proto | load | p50 | p90 | p99 | p99.9 | +p50 | x p99 | runs |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+    for proto in ("udp", "tcp"):
+        for load in ("idle", "bulk"):
+            base = m.get(("link", proto, load))
+            for sysname in LAT_SYSTEMS:
+                k = (sysname, proto, load)
+                if k not in m:
+                    continue
+                v = m[k]
+                L.append("| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %d |" % (
+                    sysname, proto, load, v["p50"], v["p90"], v["p99"], v["p999"],
+                    "%+.0f" % (v["p50"] - base["p50"]) if base and sysname != "link" else "",
+                    "%.2f" % (v["p99"] / base["p99"]) if base and sysname != "link" else "",
+                    len(groups[k])))
+    L.append("")
+    plot = latency_plot(m, img)
+    if plot:
+        L += ["![round trip CDF](img/%s)\n" % plot]
+    return L + hand_notes("latency")
+
+
+def latency_plot(m, img):
+    """CDF of the idle UDP round trips from each system's median percentiles."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    os.makedirs(img, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for sysname in LAT_SYSTEMS:
+        for proto in ("udp", "tcp"):
+            v = m.get((sysname, proto, "idle"))
+            if v is None or (proto == "tcp" and sysname != "mptcp"):
+                continue
+            ax.plot([v[p] for p, _ in LAT_PCTS], [q for _, q in LAT_PCTS], marker="o",
+                    label="%s (%s)" % (sysname, proto))
+    ax.set_xscale("log")
+    ax.set_xlabel("round trip, us (log)")
+    ax.set_ylabel("percentile")
+    ax.set_title("Idle round trips, 4 x 100 Mbit/s, 1000 messages/s")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    name = "bench-latency-cdf.png"
+    fig.tight_layout()
+    fig.savefig(os.path.join(img, name), dpi=90)
+    plt.close(fig)
+    return name
 
 
 # The WAN set's per-link loss (bench/run WAN_SHAPE): part of its limit.
