@@ -41,6 +41,11 @@ sb_dp_free_mbuf(void *obj, void *arg __rte_unused)
  *    poll (50 ms) and detection takes 400 ms and more;
  *  - a worker with frames held behind a gap in a reorder window: the first hold to end;
  *  - otherwise SB_DP_SLEEP_MAX_US (the kick covers commands and the stop).
+ * A source with no descriptor to wait on (a PCI port without vfio-pci's MSI-X, the ring and
+ * null drivers, the TAP PMD's exception queue without one) caps the sleep instead: at
+ * SB_DP_POLL_SLEEP_US while the hellos are at the fast pace (traffic in the last second),
+ * at SB_DP_POLL_SLOW_US at the idle pace, so its first frame after a quiet spell waits at
+ * most that long.
  * A poll that found a queue at least half a burst deep is followed by another at once, as
  * Open vSwitch's PMD load-based sleep does: under load the worker never sleeps. A worker
  * whose output is full (the paths' queue models, a port or the kernel refusing frames)
@@ -52,6 +57,8 @@ sb_dp_free_mbuf(void *obj, void *arg __rte_unused)
 #define SB_DP_SLEEP_MAX_US 100000
 #define SB_DP_NAP_MIN_US 1
 #define SB_DP_NAP_MAX_US 100
+#define SB_DP_POLL_SLEEP_US 100
+#define SB_DP_POLL_SLOW_US 5000
 
 /*
  * Timer slack of the sleeps at the idle pace: a quarter of the tick (SB_DP_SLOW_SLACK_US).
@@ -230,6 +237,10 @@ worker_idle(struct sb_dp_worker *w, uint64_t now, uint64_t next_hk)
 	}
 	if (w->rx != NULL)
 		due = RTE_MIN(due, rx_hold_due(dp, w->rx, now));
+	if (w->n_polled != 0)
+		due = RTE_MIN(due, (uint64_t)(__atomic_load_n(&dp->tx->hello_slow,
+			__ATOMIC_RELAXED) ? SB_DP_POLL_SLOW_US : SB_DP_POLL_SLEEP_US) *
+			dp->hz / 1000000);
 	if (due == 0)
 		return;
 	ns = sb_tsc_to_ns(due, dp->hz);
@@ -252,7 +263,7 @@ worker_idle(struct sb_dp_worker *w, uint64_t now, uint64_t next_hk)
 }
 
 /* Build worker @p w's wait set: what it reads. A source whose driver offers no way to wait
- * (the null and ring drivers) is read at the worker's timed wake-ups only; said once. */
+ * (the null and ring drivers) caps the worker's sleep (n_polled); said once. */
 static int
 wait_set_init(struct sb_dp *dp, struct sb_dp_worker *w)
 {
@@ -267,20 +278,23 @@ wait_set_init(struct sb_dp *dp, struct sb_dp_worker *w)
 			const struct sb_dp_port_conf *pc = &dp->conf.port[w->rx->ports[i]];
 
 			ret = sb_wait_add_rx_queue(w->wait, pc->port_id, 0, SB_WAIT_PORT);
+			w->n_polled += ret != 0;
 			if (ret != 0)
 				DP_LOG(INFO, "port %u: no descriptor to sleep on (%s): its "
-					"frames are read at the lcore's timed wake-ups when idle",
-					w->rx->ports[i], rte_strerror(-ret));
+					"frames are polled every %u us when idle (%u us at the idle pace)",
+					w->rx->ports[i], rte_strerror(-ret), SB_DP_POLL_SLEEP_US,
+					SB_DP_POLL_SLOW_US);
 		}
 	if (w->tx == NULL)
 		return 0;
 	for (q = 0; q < dp->n_exc_queues; q++) {
 		fd = sb_exc_wait_fd(dp->exc, q);
 		ret = fd < 0 ? fd : sb_wait_add_fd(w->wait, fd, SB_WAIT_KERNEL);
+		w->n_polled += ret != 0;
 		if (ret != 0)
 			DP_LOG(INFO, "exception queue %u: no descriptor to sleep on (%s): its "
-				"frames are read at the lcore's timed wake-ups when idle", q,
-				rte_strerror(-ret));
+				"frames are polled every %u us when idle (%u us at the idle pace)", q,
+				rte_strerror(-ret), SB_DP_POLL_SLEEP_US, SB_DP_POLL_SLOW_US);
 	}
 	for (i = 0; i < dp->n_ports; i++) {
 		uint16_t pt = dp->conf.port[i].pt_port;
@@ -288,10 +302,11 @@ wait_set_init(struct sb_dp *dp, struct sb_dp_worker *w)
 		if (pt == RTE_MAX_ETHPORTS)
 			continue;
 		ret = sb_wait_add_rx_queue(w->wait, pt, 0, SB_WAIT_KERNEL);
+		w->n_polled += ret != 0;
 		if (ret != 0)
 			DP_LOG(INFO, "port %u passthrough: no descriptor to sleep on (%s): its "
-				"frames are read at the lcore's timed wake-ups when idle", i,
-				rte_strerror(-ret));
+				"frames are polled every %u us when idle (%u us at the idle pace)", i,
+				rte_strerror(-ret), SB_DP_POLL_SLEEP_US, SB_DP_POLL_SLOW_US);
 	}
 	return 0;
 }

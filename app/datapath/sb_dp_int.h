@@ -282,6 +282,8 @@ struct sb_dp_worker {
 	uint32_t kick_mask;		/**< Workers this iteration gave work: kicked at its
 					 *   end (bit = worker index). */
 	struct sb_wait *wait;		/**< What it sleeps on (sb_wait.h). */
+	unsigned int n_polled;		/**< Sources it reads that have no descriptor to
+					 *   wait on: they cap its sleep (sb_dp.c). */
 	struct sb_dp_stats stats;	/**< Written by this worker only. */
 } __rte_cache_aligned;
 
