@@ -774,7 +774,7 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
     L.append("```\nmeson setup build && ninja -C build\nbench/run            # everything "
              "(long: about 1 h 30 min with MTU 9000 and --bidir)\nbench/run --quick    # "
              "every piece once, cheaply (CI; < 3 min)\n```\n")
-    L.append("`bench/run --only macro|ceiling|wan|failover|micro`, `--mtu 1500`, `--dir ab` restrict a run; "
+    L.append("`bench/run --only macro|ceiling|wan|failover|latency|micro|cluster`, `--mtu 1500`, `--dir ab` restrict a run; "
              "results accumulate per run in `bench/results/` (the previous run's files are "
              "replaced, or kept and added to with `--append`; `--systems`, `--links-sets` "
              "narrow it further). Every throughput measurement holds `flock /tmp/seqbond-net.lock`.\n")
