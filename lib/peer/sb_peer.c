@@ -12,6 +12,58 @@
 /* A hello sequence jump larger than this is a resynchronisation, not loss. */
 #define MAX_COUNTED_GAP 100000u
 
+/* a - b in a serial space @p bits wide (RFC 1982), as a signed number. */
+static inline int32_t
+seq_sdiff(uint32_t a, uint32_t b, unsigned int bits)
+{
+	const unsigned int shift = 32 - bits;
+
+	return (int32_t)((a - b) << shift) >> shift;
+}
+
+uint32_t
+sb_seq_track_slow(struct sb_seq_track *s, uint32_t seq, uint32_t max_gap, unsigned int bits)
+{
+	const uint32_t mask = bits >= 32 ? UINT32_MAX : (UINT32_C(1) << bits) - 1;
+	uint32_t lost = 0;
+	int32_t d;
+
+	seq &= mask;
+	if (!s->valid) {
+		s->next = (seq + 1) & mask;
+		s->valid = 1;
+		s->pending = 0;
+		return 0;
+	}
+	if (s->pending) {
+		int32_t dp = seq_sdiff(seq, (s->pend + 1) & mask, bits);
+
+		s->pending = 0;
+		if (dp >= 0 && (uint32_t)dp <= max_gap) {
+			/* Its successor goes on from the jump: the sender's own numbering. */
+			if (s->pend_far)
+				s->resyncs++;
+			else
+				lost = s->pend_gap;
+			s->next = (s->pend + 1) & mask;
+		} else {
+			s->strays++;	/* the stream went on from before it */
+		}
+	}
+	d = seq_sdiff(seq, s->next, bits);
+	if (d == 0) {
+		s->next = (seq + 1) & mask;
+	} else if (d > 0 || (uint64_t)-(int64_t)d > max_gap) {
+		/* Ahead, or far behind: the next arrival decides. */
+		s->pending = 1;
+		s->pend = seq;
+		s->pend_gap = d > 0 ? (uint32_t)d : 0;
+		s->pend_far = d < 0 || (uint32_t)d > max_gap;
+	}
+	/* A little behind: a repeated number (unicast probes) or a reordered one. */
+	return lost;
+}
+
 static const char *const state_names[] = { "down", "init", "up" };
 static const char *const fault_names[SB_FAULT_MAX] = {
 	[SB_FAULT_NONE] = "none", [SB_FAULT_SILENT] = "silent", [SB_FAULT_ONE_WAY] = "one-way",
@@ -196,8 +248,8 @@ path_set_state(struct sb_peer_table *t, unsigned int pi, unsigned int j,
 		 * sequence gaps across the outage are not loss (the data owner resyncs on
 		 * PATH_DOWN too); the loss window restarts. */
 		remote_tx_set(t, pi, j, false);
-		path->rx.hseq_valid = 0;
-		path->rx.useq_valid = 0;
+		sb_seq_track_resync(&path->rx.hseq);
+		sb_seq_track_resync(&path->rx.useq);
 		path->rx.last_uc = 0;
 		path->fb.last_echo = 0;
 		path->fb.mtu_ok = 0;
@@ -208,12 +260,11 @@ path_set_state(struct sb_peer_table *t, unsigned int pi, unsigned int j,
 	peer_eval(t, pi);
 }
 
-/* Count hellos a sequence jump shows missing. */
-static void
-count_gap(struct sb_path_rx *rx, uint32_t gap)
+/* @p v clock units in milliseconds, without overflow at large clock values. */
+static uint64_t
+clock_ms(const struct sb_peer_table *t, uint64_t v)
 {
-	if (gap != 0 && gap < MAX_COUNTED_GAP)
-		rx->hello_lost += gap;
+	return v / t->conf.hz * 1000 + v % t->conf.hz * 1000 / t->conf.hz;
 }
 
 /* Add the peer's latest report to the loss window and judge the path. */
@@ -347,16 +398,27 @@ peer_last_heard(const struct sb_peer *p)
 	return newest;
 }
 
-/* Hello number @p seq heard in a stream expecting @p next: gaps are lost hellos; a number
- * behind it (a reordered or repeated one) is not. */
+/*
+ * Hello number @p seq heard in stream @p st, whose previous hello came at @p last (0: none)
+ * announcing @p prev_ms: gaps are lost hellos once the next hello confirms them, up to the
+ * hellos the stream could have carried meanwhile (one per interval, the smaller of the two
+ * announced, + 2 for triggered hellos and probes); a larger jump resyncs (struct
+ * sb_seq_track). A number behind it (a reordered or repeated one) is not loss.
+ */
 static void
-hello_seq_rx(struct sb_path_rx *rx, uint32_t seq, uint32_t *next, uint8_t *valid)
+hello_seq_rx(const struct sb_peer_table *t, struct sb_path_rx *rx, struct sb_seq_track *st,
+	const struct sb_hello *h, uint64_t last, uint16_t prev_ms, uint64_t now)
 {
-	if (*valid && (int32_t)(seq - *next) >= 0)
-		count_gap(rx, seq - *next);
-	if (!*valid || (int32_t)(seq - *next) >= 0)
-		*next = seq + 1;
-	*valid = 1;
+	uint32_t max_gap = MAX_COUNTED_GAP - 1;
+	uint16_t ival = prev_ms != 0 && prev_ms < h->interval_ms ? prev_ms : h->interval_ms;
+
+	if (last != 0 && now >= last) {
+		uint64_t n = clock_ms(t, now - last) / (ival != 0 ? ival : 1) + 2;
+
+		if (n < max_gap)
+			max_gap = (uint32_t)n;
+	}
+	rx->hello_lost += sb_seq_track_rx(st, h->hello_seq, max_gap, 32);
 }
 
 /*
@@ -402,7 +464,8 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	struct sb_hello_entry e;
 	struct sb_peer *p;
 	struct sb_path *path;
-	uint64_t last;
+	uint64_t last, grp_last, uc_last;
+	uint16_t grp_ms, uc_ms;
 	bool listed = false;
 	unsigned int i;
 	int pi, idx;
@@ -488,6 +551,11 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	}
 	path->remote_mtu = h->mtu;
 	path->remote_rate_kbps = h->rate_kbps;
+	/* What each numbered stream last announced and when, before this hello moves them. */
+	grp_last = path->rx.last_group;
+	grp_ms = path->remote_interval_ms;
+	uc_last = path->rx.last_uc;
+	uc_ms = path->rx.uc_interval_ms;
 	hello_pace_rx(t, path, h, now);
 	path->remote_mult = h->multiplier;
 
@@ -497,11 +565,12 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	path->rx.last_hello = now;
 	path->rx.hellos_rx++;
 	path->rx.hello_bytes += frame_len;
-	if (h->flags & SB_HELLO_F_UNICAST)
-		hello_seq_rx(&path->rx, h->hello_seq, &path->rx.next_uc_seq, &path->rx.useq_valid);
-	else
-		hello_seq_rx(&path->rx, h->hello_seq, &path->rx.next_hello_seq,
-			&path->rx.hseq_valid);
+	if (h->flags & SB_HELLO_F_UNICAST) {
+		hello_seq_rx(t, &path->rx, &path->rx.useq, h, uc_last, uc_ms, now);
+	} else {
+		hello_seq_rx(t, &path->rx, &path->rx.hseq, h, grp_last, grp_ms, now);
+		path->rx.last_group = now;
+	}
 	if ((h->flags & SB_HELLO_F_PROBE) &&
 			frame_len >= (uint32_t)sb_path_mtu(path, local_mtu) + SB_ETH_HLEN)
 		path->rx.last_probe = now;

@@ -62,6 +62,89 @@ enum sb_path_fault {
 	SB_FAULT_MAX
 };
 
+/**
+ * A numbered stream of one path (its DATA frames' path sequence numbers, its group or its
+ * unicast hellos), whose gaps are counted as that path's loss. Each path is FIFO, so an
+ * honest gap is followed by numbers that go on from the frame after it; a number that
+ * jumps and is not followed that way was not the sender's (a corrupt or forged frame on
+ * the wire). So a gap counts only once the next number confirms it, and never for more
+ * numbers than the path could have carried since the previous frame (@p max_gap of
+ * sb_seq_track_rx()): a larger confirmed jump renumbers the stream without loss (a
+ * resync). Three forged frames a second then count as no loss at all, where each counted
+ * up to the whole gap before. An honest loss is counted one frame later than it was.
+ */
+struct sb_seq_track {
+	uint32_t next;		/**< Expected number (within the stream's width). */
+	uint32_t pend;		/**< A number that jumped, waiting for its successor ... */
+	uint32_t pend_gap;	/**< ... the numbers it skipped ... */
+	uint8_t valid;		/**< next is meaningful. */
+	uint8_t pending;	/**< pend is meaningful ... */
+	uint8_t pend_far;	/**< ... and it jumped beyond the bound (or behind): a resync
+				 *   if confirmed, never loss. */
+	uint32_t strays;	/**< Jumps their successor did not confirm (left uncounted). */
+	uint32_t resyncs;	/**< Confirmed jumps beyond the bound, counted as no loss. */
+};
+
+/**
+ * The out-of-line part of sb_seq_track_rx(): a gap, a pending jump or a first number.
+ * @return numbers to count as lost now.
+ */
+uint32_t sb_seq_track_slow(struct sb_seq_track *s, uint32_t seq, uint32_t max_gap,
+	unsigned int bits);
+
+/**
+ * Number @p seq of a stream @p bits wide (8 for DATA path sequence numbers, 32 for hellos)
+ * arrived. A number right after the expected one moves it on; a number ahead of it waits
+ * for the next arrival: when that one goes on from it (at most @p max_gap further), the gap
+ * is counted (or, when it was beyond @p max_gap, the stream resyncs without loss); when it
+ * goes on from the old position instead, the jump was a stray and is forgotten. A number
+ * behind the expected one by at most @p max_gap (a repeated or reordered one) changes
+ * nothing; further behind, it is a jump as well (it resyncs, without loss, if its successor
+ * follows it).
+ * @param max_gap  The most numbers the path could have carried since the previous arrival
+ *   (sb_path_frames_bound() for DATA), < 2^(bits-1).
+ * @return numbers to count as lost now.
+ */
+static inline uint32_t
+sb_seq_track_rx(struct sb_seq_track *s, uint32_t seq, uint32_t max_gap, unsigned int bits)
+{
+	const uint32_t mask = bits >= 32 ? UINT32_MAX : (UINT32_C(1) << bits) - 1;
+
+	if (s->valid && !s->pending && seq == s->next) {
+		s->next = (seq + 1) & mask;
+		return 0;
+	}
+	return sb_seq_track_slow(s, seq, max_gap, bits);
+}
+
+/** The stream starts afresh: its next number is taken as it comes, no gap counted. */
+static inline void
+sb_seq_track_resync(struct sb_seq_track *s)
+{
+	s->valid = 0;
+	s->pending = 0;
+}
+
+/**
+ * The most frames a path of @p rate_bps could carry in @p elapsed clock units (@p hz per
+ * second), at the smallest Ethernet frame (84 bytes on the wire with preamble and gap), plus
+ * one: the bound of a sequence jump that can be honest (sb_seq_track_rx(), and summed over
+ * a peer's paths, a reorder window's jump bound). Saturates at UINT32_MAX.
+ */
+static inline uint32_t
+sb_path_frames_bound(uint64_t rate_bps, uint64_t elapsed, uint64_t hz)
+{
+	const uint64_t bits_per_frame = 84 * 8;
+	uint64_t secs = elapsed / hz, rem = elapsed % hz;
+	uint64_t per_s = rate_bps / bits_per_frame;
+	uint64_t n;
+
+	if (per_s != 0 && secs > (UINT32_MAX - 1) / per_s)
+		return UINT32_MAX;
+	n = per_s * secs + (per_s * rem) / hz + 1;
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 /** What we measure of the peer's hellos on a path; reported back in our hellos with the
  *  data counts (struct sb_path_data). */
 struct sb_path_rx {
@@ -71,15 +154,14 @@ struct sb_path_rx {
 	uint64_t last_probe;		/**< Last full-size probe heard; 0 never. */
 	uint64_t hello_bytes;		/**< Wire bytes of hellos received. */
 	uint32_t hello_lost;		/**< Hellos missing by their sequence number (wraps). */
-	uint32_t next_hello_seq;	/**< Expected hello_seq. */
-	uint8_t hseq_valid;		/**< next_hello_seq is meaningful. */
-	uint8_t useq_valid;		/**< next_uc_seq is meaningful. */
+	struct sb_seq_track hseq;	/**< Numbering of the group hellos ... */
+	uint64_t last_group;		/**< ... and when the last one came (clock units). */
 	uint16_t uc_interval_ms;	/**< Interval the last SB_HELLO_F_UNICAST hello
 					 *   announced, its probe interval ... */
 	uint16_t uc_probe_ms;
 	uint64_t last_uc;		/**< ... and when it came (clock units; 0 never). */
-	uint32_t next_uc_seq;		/**< Expected hello_seq of the next SB_HELLO_F_UNICAST
-					 *   hello (the sender numbers those per path). */
+	struct sb_seq_track useq;	/**< Numbering of the SB_HELLO_F_UNICAST hellos (the
+					 *   sender numbers those per path). */
 	uint8_t owd_valid;		/**< owd_* are meaningful. */
 	uint32_t owd_raw_min;		/**< Smallest (receive us - send us) this epoch. */
 	uint32_t owd_raw_min_prev;	/**< ... and the epoch before (windowed minimum). */
@@ -104,43 +186,54 @@ struct sb_path_data {
 	uint32_t full;			/**< Frames at least @p full_len long (wraps): at the
 					 *   receiving port's MTU, they prove the path MTU as a
 					 *   probe does. */
-	uint8_t next_pseq;		/**< Expected path sequence number. */
-	uint8_t valid;			/**< next_pseq is meaningful. */
+	struct sb_seq_track pseq;	/**< The path sequence numbers (8 bits). */
 };
+
+/** The largest gap of an 8-bit path sequence number that can be told from one behind. */
+#define SB_PATH_SEQ_MAX_GAP 127u
 
 /**
  * Count one DATA frame of a path: it and the frames its path sequence number shows missing
- * before it (each path is FIFO, so a number skipped is a frame lost on that path). A number
- * behind the expected one (a duplicate, or a frame from before a resync) counts, nothing
- * else changes.
+ * before it (each path is FIFO, so a number skipped is a frame lost on that path), once the
+ * next frame confirms the gap (struct sb_seq_track: a forged or corrupt number alone counts
+ * no loss). A gap of more than @p max_gap numbers is a resync, not loss; a number behind the
+ * expected one (a duplicate, or a frame from before a resync) counts, nothing else changes.
  * @param path_seq  The shim's path sequence number.
  * @param wire_len  Bytes on the wire.
  * @param full_len  The receiving port's MTU + 14: a frame this long proves the path's MTU
  *   (the table takes it as a full-size probe from the peer; sb_peer_hello_entries()).
+ * @param max_gap   Frames the path could have carried since its previous DATA frame
+ *   (sb_path_frames_bound() of the path's rate and the time between the two), at most
+ *   SB_PATH_SEQ_MAX_GAP (larger values are taken as that).
+ */
+static inline void
+sb_path_data_account_bounded(struct sb_path_data *d, uint8_t path_seq, uint32_t wire_len,
+	uint32_t full_len, uint32_t max_gap)
+{
+	d->frames++;
+	d->bytes += wire_len;
+	if (wire_len >= full_len)
+		d->full++;
+	d->lost += sb_seq_track_rx(&d->pseq, path_seq,
+		max_gap < SB_PATH_SEQ_MAX_GAP ? max_gap : SB_PATH_SEQ_MAX_GAP, 8);
+}
+
+/**
+ * sb_path_data_account_bounded() without a bound from the path's rate: any gap the 8-bit
+ * number can tell (up to SB_PATH_SEQ_MAX_GAP) may be loss, once confirmed.
  */
 static inline void
 sb_path_data_account(struct sb_path_data *d, uint8_t path_seq, uint32_t wire_len,
 	uint32_t full_len)
 {
-	uint8_t gap = (uint8_t)(path_seq - d->next_pseq);
-
-	d->frames++;
-	d->bytes += wire_len;
-	if (wire_len >= full_len)
-		d->full++;
-	if (!d->valid || gap < 128) {
-		if (d->valid)
-			d->lost += gap;
-		d->next_pseq = path_seq + 1;
-		d->valid = 1;
-	}
+	sb_path_data_account_bounded(d, path_seq, wire_len, full_len, SB_PATH_SEQ_MAX_GAP);
 }
 
 /** After the path was down: the next frame's number starts afresh, no gap counted. */
 static inline void
 sb_path_data_resync(struct sb_path_data *d)
 {
-	d->valid = 0;
+	sb_seq_track_resync(&d->pseq);
 }
 
 /** What the peer reports about our frames on the path, us -> peer, and what we decide from

@@ -962,6 +962,177 @@ test_brief(void)
 	a->brief = b->brief = false;
 }
 
+/* ---- Forged and mistaken hellos (defence in depth, no cluster key) ---- */
+
+/* What a forger (or a second host) puts in a hello. */
+struct forge {
+	uint32_t host_id, instance;
+	uint8_t agg_mac[6], src_mac[6];
+	uint8_t port_index, n_ports;
+	uint16_t mtu;
+	uint32_t rate_kbps, hello_seq;
+	uint8_t flags;
+	uint32_t entry_host;	/* the one (brief) entry it lists; 0: none */
+	uint8_t entry_port;
+};
+
+/* A forge of host @p k's hello on @p port as the harness sends it (same MACs, instance,
+ * counts): the forger copies what the real host's hellos show on the wire. */
+static struct forge
+forge_of(unsigned int k, unsigned int port)
+{
+	struct forge f = {
+		.host_id = hosts[k].id, .instance = hosts[k].instance,
+		.agg_mac = { 0x02, 0x53, 0x42, 0, 0, (uint8_t)hosts[k].id },
+		.port_index = (uint8_t)port, .n_ports = N_PORTS, .mtu = MTU, .rate_kbps = 100000,
+	};
+
+	port_mac(f.src_mac, hosts[k].id, port);
+	return f;
+}
+
+/* Deliver forged hello @p f to host @p to's port @p local_port, now. @return the table's
+ * verdict. */
+static int
+forge_rx(struct host *to, unsigned int local_port, const struct forge *f)
+{
+	static const uint8_t group[6] = SB_HELLO_MAC;
+	struct sb_hello_entry e = { .host_id = f->entry_host, .port = f->entry_port,
+		.flags = SB_ENTRY_F_MTU_OK | SB_ENTRY_F_TX };
+	struct sb_hello h = {
+		.host_id = f->host_id, .instance = f->instance, .port_index = f->port_index,
+		.n_ports = f->n_ports, .rate_kbps = f->rate_kbps, .interval_ms = INTERVAL,
+		.mtu = f->mtu, .multiplier = MULT, .hello_seq = f->hello_seq,
+		.flags = f->flags | (f->entry_host != 0 ? SB_HELLO_F_BRIEF : 0),
+		.n_entries = f->entry_host != 0,
+		.tx_time_us = sb_peer_clock_us(&to->t, clock_now),
+	};
+	uint8_t buf[512];
+	struct sb_hello d;
+	size_t len;
+
+	memcpy(h.agg_mac, f->agg_mac, 6);
+	len = sb_wire_put_hello(buf, sizeof(buf), group, f->src_mac, f->port_index, &h, &e, 0);
+	SB_CHECK(len > 0 && sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &d) ==
+		SB_WIRE_OK, "forged hello encodes");
+	to->now = clock_now;
+	return sb_peer_hello_rx(&to->t, local_port, f->src_mac, &d, len, MTU, clock_now);
+}
+
+/* Two fresh hosts a and b, nothing else on the network, both paths up. */
+static void
+fresh_pair(void)
+{
+	memset(&net, 0, sizeof(net));
+	memset(&hosts[2], 0, sizeof(hosts[2]));
+	host_init(&hosts[0], 1);
+	host_init(&hosts[1], 2);
+	run(300);
+	SB_CHECK(hosts[0].t.n_peers == 1 && hosts[0].t.peer[0].n_usable == 2 &&
+		hosts[1].t.peer[0].n_usable == 2, "fresh pair: 2 paths in the stripe");
+}
+
+/*
+ * Forged hello sequence jumps: three hellos a second in a's name (a's port MAC and all,
+ * listing b) with a number 50 ahead make b count no loss on that path, so a's path stays in
+ * the stripe for 3 s (it left within a second before: 150 lost against 100 received). A
+ * forged pair (a jump and its successor) far ahead is a resync, not loss.
+ */
+static void
+test_forged_seq(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	const struct sb_path *pb;
+	uint32_t lost0, strays0;
+	uint64_t t0;
+	struct forge f;
+	unsigned int k;
+
+	fresh_pair();
+	pb = path_of(b, 0);
+	lost0 = pb->rx.hello_lost;
+	strays0 = pb->rx.hseq.strays;
+	t0 = clock_now;
+	for (k = 0; k < 9; k++) {
+		f = forge_of(0, 0);
+		f.hello_seq = a->hello_seq[0] + 50;
+		f.entry_host = b->id;
+		f.entry_port = 0;
+		forge_rx(b, 0, &f);
+		run(333);
+	}
+	SB_CHECK(pb->rx.hello_lost == lost0 && pb->rx.hseq.strays == strays0 + 9,
+		"forged jumps: no hello counted lost (%u), 9 strays (%u)",
+		pb->rx.hello_lost - lost0, pb->rx.hseq.strays - strays0);
+	SB_CHECK(event_at(a, SB_PEER_EV_STRIPE_OUT, 0, t0) == 0 && path_of(a, 0)->usable,
+		"forged jumps, 3 a second for 3 s: a's path stays in the stripe");
+
+	f = forge_of(0, 0);
+	f.hello_seq = a->hello_seq[0] + 1000000;
+	f.entry_host = b->id;
+	forge_rx(b, 0, &f);
+	f.hello_seq++;
+	forge_rx(b, 0, &f);
+	run(100);
+	SB_CHECK(pb->rx.hello_lost == lost0 && pb->rx.hseq.resyncs >= 1,
+		"a forged pair a million ahead: resync (%u), no loss", pb->rx.hseq.resyncs);
+	SB_CHECK(path_of(a, 0)->usable && pb->state == SB_PATH_UP, "path unharmed");
+}
+
+/* The numbered streams themselves (struct sb_seq_track): honest gaps counted once the next
+ * number confirms them; a stray alone, far or near, counts nothing; a confirmed jump beyond
+ * the bound resyncs; DATA path numbers wrap at 256. */
+static void
+test_seq_track(void)
+{
+	struct sb_path_data d = { 0 };
+	struct sb_seq_track s = { 0 };
+	uint32_t lost = 0;
+	unsigned int i;
+	uint8_t ps = 250;
+
+	lost += sb_seq_track_rx(&s, 10, 10, 32);
+	lost += sb_seq_track_rx(&s, 11, 10, 32);
+	lost += sb_seq_track_rx(&s, 13, 10, 32);	/* 12 lost: waits */
+	SB_CHECK(lost == 0 && s.pending, "gap pending");
+	lost += sb_seq_track_rx(&s, 15, 10, 32);	/* confirms 12; 14 lost: waits */
+	lost += sb_seq_track_rx(&s, 16, 10, 32);
+	SB_CHECK(lost == 2 && !s.pending && s.next == 17, "two honest gaps: %u lost", lost);
+	lost += sb_seq_track_rx(&s, 16, 10, 32);	/* a repeat */
+	lost += sb_seq_track_rx(&s, 20, 10, 32);	/* forged: 3 ahead */
+	lost += sb_seq_track_rx(&s, 17, 10, 32);	/* the stream goes on */
+	SB_CHECK(lost == 2 && s.strays == 1 && s.next == 18, "a near stray: nothing counted");
+	lost += sb_seq_track_rx(&s, 500, 10, 32);
+	lost += sb_seq_track_rx(&s, 501, 10, 32);	/* a jump confirmed, beyond 10 */
+	SB_CHECK(lost == 2 && s.resyncs == 1 && s.next == 502, "far jump: resync, no loss");
+	lost += sb_seq_track_rx(&s, 18, 10, 32);	/* the old stream, far behind */
+	lost += sb_seq_track_rx(&s, 19, 10, 32);
+	SB_CHECK(lost == 2 && s.resyncs == 2 && s.next == 20, "far behind, confirmed: resync");
+
+	/* DATA: 8-bit numbers across the wrap, a gap of 3 counted; single forged jumps of 100
+	 * (within 127) count nothing; with a bound of 4 frames a confirmed jump of 50 is no
+	 * loss. */
+	for (i = 0; i < 6; i++)
+		sb_path_data_account(&d, ps++, 100, 1514);
+	ps += 3;
+	for (i = 0; i < 3; i++)
+		sb_path_data_account(&d, ps++, 100, 1514);
+	SB_CHECK(d.lost == 3 && d.frames == 9, "data: 3 lost across the wrap: %u", d.lost);
+	for (i = 0; i < 3; i++) {
+		sb_path_data_account(&d, (uint8_t)(ps + 100), 100, 1514);
+		sb_path_data_account(&d, ps++, 100, 1514);
+	}
+	SB_CHECK(d.lost == 3 && d.pseq.strays == 3, "data: forged jumps alone: no loss");
+	sb_path_data_account_bounded(&d, (uint8_t)(ps + 50), 100, 1514, 4);
+	sb_path_data_account_bounded(&d, (uint8_t)(ps + 51), 100, 1514, 4);
+	SB_CHECK(d.lost == 3 && d.pseq.resyncs == 1, "data: a jump beyond the bound: resync");
+	SB_CHECK(sb_path_frames_bound(100000000, HZ / 1000, HZ) == 148 + 1 &&
+		sb_path_frames_bound(0, HZ, HZ) == 1 &&
+		sb_path_frames_bound(UINT64_C(400000000000), 1000000 * HZ, HZ) == UINT32_MAX,
+		"frames bound: 100 Mbit/s for 1 ms %u", sb_path_frames_bound(100000000,
+		HZ / 1000, HZ));
+}
+
 int
 main(void)
 {
@@ -987,5 +1158,7 @@ main(void)
 	test_unicast_seq();
 	test_delay_spread();
 	test_brief();
+	test_seq_track();
+	test_forged_seq();
 	return sb_test_summary("test_peer");
 }
