@@ -11,6 +11,9 @@
 #define OWD_EPOCH_S 10
 /* A hello sequence jump larger than this is a resynchronisation, not loss. */
 #define MAX_COUNTED_GAP 100000u
+/* The longest detection time (interval x multiplier, ms) a confirmation window is made of:
+ * announced values are the sender's word, and up to 60 s x 255 are valid. */
+#define CONFIRM_DETECT_MAX_MS 1000u
 
 /* a - b in a serial space @p bits wide (RFC 1982), as a signed number. */
 static inline int32_t
@@ -267,6 +270,13 @@ clock_ms(const struct sb_peer_table *t, uint64_t v)
 	return v / t->conf.hz * 1000 + v % t->conf.hz * 1000 / t->conf.hz;
 }
 
+/* @p ms milliseconds in clock units. */
+static uint64_t
+ms_clock(const struct sb_peer_table *t, uint64_t ms)
+{
+	return ms * t->conf.hz / 1000;
+}
+
 /* Add the peer's latest report to the loss window and judge the path. */
 static void
 loss_update(struct sb_peer_table *t, struct sb_path_fb *fb, uint64_t now)
@@ -457,6 +467,363 @@ hello_pace_rx(const struct sb_peer_table *t, struct sb_path *path, const struct 
 		path->remote_probe_ms = rx->uc_probe_ms;
 }
 
+/* Two detection times of hello @p h, counting at most CONFIRM_DETECT_MAX_MS for one: the
+ * window within which a claim or a new path must be heard again to be confirmed. */
+static uint64_t
+confirm_window(const struct sb_peer_table *t, const struct sb_hello *h)
+{
+	uint64_t ms = (uint64_t)h->interval_ms * h->multiplier;
+
+	return 2 * ms_clock(t, ms < CONFIRM_DETECT_MAX_MS ? ms : CONFIRM_DETECT_MAX_MS);
+}
+
+static uint64_t
+restart_holddown(const struct sb_peer_table *t)
+{
+	return t->conf.restart_holddown != 0 ? t->conf.restart_holddown :
+		SB_PEER_RESTART_HOLDDOWN_DEFAULT_S * t->conf.hz;
+}
+
+static unsigned int
+popcount32(uint32_t v)
+{
+	return (unsigned int)__builtin_popcount(v);
+}
+
+/* Our ports with a path of peer @p p that is not down (bit per port). */
+static uint32_t
+live_ports(const struct sb_peer *p)
+{
+	uint32_t m = 0;
+	unsigned int j;
+
+	for (j = 0; j < p->n_paths; j++)
+		if (p->path[j].state != SB_PATH_DOWN)
+			m |= UINT32_C(1) << p->path[j].local_port;
+	return m;
+}
+
+/* Our ports on which peer @p p's known instance was heard since @p since (bit per port). */
+static uint32_t
+heard_ports(const struct sb_peer *p, uint64_t since)
+{
+	uint32_t m = 0;
+	unsigned int j;
+
+	for (j = 0; j < p->n_paths; j++)
+		if (p->path[j].rx.last_hello != 0 && p->path[j].rx.last_hello >= since)
+			m |= UINT32_C(1) << p->path[j].local_port;
+	return m;
+}
+
+/* Bind the identity of peer @p p's instance to hello @p h: port count, no port MAC yet, no
+ * path waiting, no claim. */
+static void
+identity_bind(struct sb_peer *p, const struct sb_hello *h)
+{
+	p->instance = h->instance;
+	p->n_ports = h->n_ports;
+	p->port_known = 0;
+	memset(p->port_mac, 0, sizeof(p->port_mac));
+	memset(p->pending, 0, sizeof(p->pending));
+	memset(&p->claim, 0, sizeof(p->claim));
+}
+
+/* First hello of host id h->host_id. @return its index, or -ENOSPC (counted). */
+static int
+peer_new(struct sb_peer_table *t, const struct sb_hello *h, uint64_t now)
+{
+	struct sb_peer *p;
+	int idx;
+
+	if (t->n_peers == SB_MAX_PEERS) {
+		t->rejects[SB_PEER_REJ_TABLE_FULL]++;
+		return -ENOSPC;
+	}
+	idx = t->n_peers++;
+	p = &t->peer[idx];
+	memset(p, 0, sizeof(*p));
+	p->host_id = h->host_id;
+	identity_bind(p, h);
+	p->owd_epoch = now;
+	memcpy(p->agg_mac, h->agg_mac, SB_ETH_ALEN);
+	sb_peer_map_set_peer(&t->map, idx, h->host_id, h->agg_mac);
+	peer_reset_paths(t, idx);
+	emit(t, SB_PEER_EV_NEW, idx, 0, SB_FAULT_NONE);
+	return idx;
+}
+
+/* The claim of peer @p p ends unbelieved. */
+static void
+claim_refused(struct sb_peer_table *t, struct sb_peer *p)
+{
+	if (p->claim.first == 0)
+		return;
+	p->claims_refused++;
+	t->restarts_refused++;
+	memset(&p->claim, 0, sizeof(p->claim));
+}
+
+/* A confirmed claim while the known instance is heard: a second host with the host id. */
+static void
+dup_found(struct sb_peer_table *t, unsigned int idx, uint64_t now)
+{
+	struct sb_peer *p = &t->peer[idx];
+	struct sb_peer_claim *c = &p->claim;
+
+	p->dup = (struct sb_peer_dup){
+		.active = 1, .local_port = c->local_port, .instance = c->instance,
+		.since = now, .last = now,
+	};
+	memcpy(p->dup.agg_mac, c->agg_mac, SB_ETH_ALEN);
+	memcpy(p->dup.port_mac, c->port_mac, SB_ETH_ALEN);
+	t->dup_host_ids++;
+	claim_refused(t, p);
+	emit(t, SB_PEER_EV_DUP_HOST_ID, idx, 0, SB_FAULT_NONE);
+}
+
+/* The restart of peer @p idx is believed: forget its paths and bind the new identity. */
+static void
+restart_believe(struct sb_peer_table *t, unsigned int idx, const struct sb_hello *h,
+	uint64_t now)
+{
+	struct sb_peer *p = &t->peer[idx];
+
+	/* A restarted peer numbers its frames afresh and may have renumbered its ports:
+	 * forget its paths; they come back with its hellos. */
+	identity_bind(p, h);
+	if (p->dup.active && p->dup.instance == h->instance)
+		p->dup.active = 0;	/* the duplicate took over from a host now gone */
+	p->last_reset = now;
+	p->restarts++;
+	t->restarts++;
+	peer_reset_paths(t, idx);
+	emit(t, SB_PEER_EV_RESTART, idx, 0, SB_FAULT_NONE);
+}
+
+/*
+ * Hello @p h of another instance of known peer @p idx (sb_peer_hello_rx() in sb_peer.h has
+ * the rules). @return 0 when the restart was believed now (the hello is the new instance's
+ * first contact), -EAGAIN while the claim waits, -EINVAL when refused.
+ */
+static int
+claim_rx(struct sb_peer_table *t, unsigned int idx, unsigned int local_port,
+	const uint8_t *src_mac, const struct sb_hello *h, uint64_t now)
+{
+	struct sb_peer *p = &t->peer[idx];
+	struct sb_peer_claim *c = &p->claim;
+	const uint32_t live = live_ports(p);
+	const unsigned int n_live = popcount32(live);
+	const uint64_t span = ms_clock(t, 2 * (uint64_t)(p->interval_ms != 0 ? p->interval_ms : 1));
+	unsigned int need;
+	bool confirmed;
+
+	if (p->dup.active && h->instance == p->dup.instance) {
+		if (n_live != 0) {
+			p->dup.last = now;
+			p->dup.hellos++;
+			t->rejects[SB_PEER_REJ_DUP]++;
+			return -EINVAL;
+		}
+		/* The first host has no live path left: the other may take its place. */
+	}
+	if (c->first == 0 || c->instance != h->instance ||
+			now - (c->confirmed ? c->last : c->first) > confirm_window(t, h)) {
+		claim_refused(t, p);
+		c->first = now;
+		c->instance = h->instance;
+		c->local_port = (uint8_t)local_port;
+		memcpy(c->agg_mac, h->agg_mac, SB_ETH_ALEN);
+		memcpy(c->port_mac, src_mac, SB_ETH_ALEN);
+	}
+	c->local_ports |= UINT32_C(1) << local_port;
+	/* Peer heard on one port of ours (or none): the claim counts there (anywhere). */
+	if (n_live == 0 || (n_live == 1 && (live & (UINT32_C(1) << local_port))))
+		c->hellos++;
+	c->last = now;
+	confirmed = popcount32(c->local_ports) >= 2 || (n_live <= 1 && c->hellos >= 2);
+	c->confirmed |= confirmed;
+	if (!confirmed) {
+		t->rejects[SB_PEER_REJ_CLAIM]++;
+		return -EAGAIN;
+	}
+	/* The known instance spoke since the claim began, where one forger could not make it
+	 * speak: two hosts. */
+	need = n_live >= 2 ? 2 : 1;
+	if (popcount32(heard_ports(p, c->first)) >= need) {
+		dup_found(t, idx, now);
+		t->rejects[SB_PEER_REJ_DUP]++;
+		return -EINVAL;
+	}
+	/* An honest restart silences the old instance for a whole start-up: wait until it has
+	 * been quiet for two of its intervals. */
+	if (popcount32(heard_ports(p, now >= span ? now - span + 1 : 0)) >= need) {
+		t->rejects[SB_PEER_REJ_CLAIM]++;
+		return -EAGAIN;
+	}
+	if (p->last_reset != 0 && now - p->last_reset < restart_holddown(t)) {
+		if (!c->limited)
+			t->restarts_limited++;
+		c->limited = 1;
+		t->rejects[SB_PEER_REJ_CLAIM]++;
+		return -EAGAIN;
+	}
+	restart_believe(t, idx, h, now);
+	return 0;
+}
+
+/*
+ * Hello @p h of the known instance of peer @p idx from source @p src_mac on our
+ * @p local_port: is it the peer's identity as bound? @return 0, or -EINVAL (counted).
+ */
+static int
+identity_check(struct sb_peer_table *t, unsigned int idx, unsigned int local_port,
+	const uint8_t *src_mac, const struct sb_hello *h)
+{
+	const struct sb_peer *p = &t->peer[idx];
+	unsigned int j;
+
+	if (h->n_ports != p->n_ports || memcmp(h->agg_mac, p->agg_mac, SB_ETH_ALEN) != 0) {
+		t->rejects[SB_PEER_REJ_IDENTITY]++;
+		return -EINVAL;
+	}
+	if ((p->port_known & (UINT32_C(1) << h->port_index)) &&
+			memcmp(p->port_mac[h->port_index], src_mac, SB_ETH_ALEN) != 0) {
+		t->rejects[SB_PEER_REJ_PORT_MAC]++;
+		return -EINVAL;
+	}
+	/* Another port's MAC on the same port of ours: a path to a port that is not there.
+	 * (Ports of one host may share a MAC on point-to-point links: ring ports do.) */
+	for (j = 0; j < p->n_paths; j++)
+		if (p->path[j].local_port == local_port &&
+				p->path[j].remote_port != h->port_index &&
+				memcmp(p->path[j].remote_mac, src_mac, SB_ETH_ALEN) == 0) {
+			t->rejects[SB_PEER_REJ_PORT_MAC]++;
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/*
+ * A first hello on (our @p local_port, its port h->port_index) from @p src_mac: does it
+ * confirm a path heard once before, within the confirmation window? Otherwise it is kept
+ * (in a free or expired slot, else in place of the oldest) for the next hello to confirm,
+ * with @p probe: when it was a full-size probe, the time it came (0 when not). On
+ * confirmation, *probe is set to the first hello's (a probe then proves the MTU as it
+ * would have, had the path been made at once).
+ */
+static bool
+path_confirmed(struct sb_peer_table *t, struct sb_peer *p, unsigned int local_port,
+	const uint8_t *src_mac, const struct sb_hello *h, uint64_t now, uint64_t *probe)
+{
+	const uint64_t win = confirm_window(t, h);
+	struct sb_path_pending *slot = NULL;
+	bool slot_live = true;
+	unsigned int k;
+
+	for (k = 0; k < SB_PEER_PENDING; k++) {
+		struct sb_path_pending *q = &p->pending[k];
+		bool live = q->first != 0 && now - q->first <= win;
+
+		if (live && q->local_port == local_port && q->remote_port == h->port_index &&
+				memcmp(q->mac, src_mac, SB_ETH_ALEN) == 0) {
+			q->first = 0;
+			*probe = q->probe;
+			return true;
+		}
+		/* Room: a free or expired slot first, else the oldest. */
+		if (!live && slot_live) {
+			slot = q;
+			slot_live = false;
+		} else if (live && slot_live && (slot == NULL || q->first < slot->first)) {
+			slot = q;
+		}
+	}
+	slot->first = now;
+	slot->probe = *probe;
+	slot->local_port = (uint8_t)local_port;
+	slot->remote_port = h->port_index;
+	memcpy(slot->mac, src_mac, SB_ETH_ALEN);
+	return false;
+}
+
+/*
+ * The path hello @p h came through, made when new (at once on first contact or when its
+ * port's MAC is learnt, else once confirmed). @return its index, -EAGAIN (a first hello of
+ * a path, kept for confirmation) or -ENOSPC (counted).
+ */
+static int
+path_admit(struct sb_peer_table *t, unsigned int idx, unsigned int local_port,
+	const uint8_t *src_mac, const struct sb_hello *h, bool first_contact, bool probe,
+	uint64_t now)
+{
+	struct sb_peer *p = &t->peer[idx];
+	struct sb_path *path;
+	uint64_t probe_t = probe ? now : 0;
+	unsigned int i;
+	int pi = t->map.peer[idx].path_of[h->port_index][local_port];
+
+	if (pi >= 0)
+		return pi;
+	if (!first_contact && !(p->port_known & (UINT32_C(1) << h->port_index)) &&
+			!path_confirmed(t, p, local_port, src_mac, h, now, &probe_t))
+		return -EAGAIN;
+	if (p->n_paths == SB_PEER_MAX_PATHS) {
+		t->rejects[SB_PEER_REJ_TABLE_FULL]++;
+		return -ENOSPC;
+	}
+	pi = p->n_paths++;
+	path = &p->path[pi];
+	path->local_port = local_port;
+	path->remote_port = h->port_index;
+	path->remote_fanin = 1;
+	path->rx.last_probe = probe_t;
+	for (i = 0; i < (unsigned int)pi; i++)
+		if (p->path[i].remote_port == h->port_index) {
+			p->path[i].remote_fanin++;
+			path->remote_fanin++;
+		}
+	if (!(p->port_known & (UINT32_C(1) << h->port_index))) {
+		p->port_known |= UINT32_C(1) << h->port_index;
+		memcpy(p->port_mac[h->port_index], src_mac, SB_ETH_ALEN);
+	}
+	return pi;
+}
+
+/*
+ * Which peer hello @p h speaks for, after the identity rules (sb_peer_hello_rx() in
+ * sb_peer.h). @return its index, -EAGAIN (a restart claim waiting) or -EINVAL/-ENOSPC;
+ * *first_contact tells whether the hello is the first of its instance.
+ */
+static int
+peer_admit(struct sb_peer_table *t, unsigned int local_port, const uint8_t *src_mac,
+	const struct sb_hello *h, uint64_t now, bool *first_contact)
+{
+	struct sb_peer *p;
+	int idx = peer_find(t, h->host_id), ret;
+
+	*first_contact = false;
+	if (idx < 0) {
+		*first_contact = true;
+		return peer_new(t, h, now);
+	}
+	p = &t->peer[idx];
+	if (p->instance != h->instance) {
+		ret = claim_rx(t, idx, local_port, src_mac, h, now);
+		if (ret < 0)
+			return ret;
+		*first_contact = true;
+		if (memcmp(p->agg_mac, h->agg_mac, SB_ETH_ALEN) != 0) {
+			memcpy(p->agg_mac, h->agg_mac, SB_ETH_ALEN);
+			sb_peer_map_set_peer(&t->map, idx, h->host_id, h->agg_mac);
+			emit(t, SB_PEER_EV_AGG_MAC, idx, 0, SB_FAULT_NONE);
+		}
+		return idx;
+	}
+	ret = identity_check(t, idx, local_port, src_mac, h);
+	return ret < 0 ? ret : idx;
+}
+
 int
 sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t *src_mac,
 	const struct sb_hello *h, uint32_t frame_len, uint16_t local_mtu, uint64_t now)
@@ -466,7 +833,7 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	struct sb_path *path;
 	uint64_t last, grp_last, uc_last;
 	uint16_t grp_ms, uc_ms;
-	bool listed = false;
+	bool listed = false, first_contact;
 	unsigned int i;
 	int pi, idx;
 
@@ -479,37 +846,18 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		return -EINVAL;
 	}
 
-	idx = peer_find(t, h->host_id);
-	if (idx < 0) {
-		if (t->n_peers == SB_MAX_PEERS) {
-			t->rejects[SB_PEER_REJ_TABLE_FULL]++;
-			return -ENOSPC;
-		}
-		idx = t->n_peers++;
-		p = &t->peer[idx];
-		memset(p, 0, sizeof(*p));
-		p->host_id = h->host_id;
-		p->instance = h->instance;
-		p->owd_epoch = now;
-		memcpy(p->agg_mac, h->agg_mac, SB_ETH_ALEN);
-		sb_peer_map_set_peer(&t->map, idx, h->host_id, h->agg_mac);
-		peer_reset_paths(t, idx);
-		emit(t, SB_PEER_EV_NEW, idx, 0, SB_FAULT_NONE);
-	} else {
-		p = &t->peer[idx];
-		if (p->instance != h->instance) {
-			/* A restarted peer numbers its frames afresh and may have renumbered
-			 * its ports: forget its paths; they come back with its hellos. */
-			p->instance = h->instance;
-			peer_reset_paths(t, idx);
-			emit(t, SB_PEER_EV_RESTART, idx, 0, SB_FAULT_NONE);
-		}
-		if (memcmp(p->agg_mac, h->agg_mac, SB_ETH_ALEN) != 0) {
-			memcpy(p->agg_mac, h->agg_mac, SB_ETH_ALEN);
-			sb_peer_map_set_peer(&t->map, idx, h->host_id, h->agg_mac);
-			emit(t, SB_PEER_EV_AGG_MAC, idx, 0, SB_FAULT_NONE);
-		}
-	}
+	idx = peer_admit(t, local_port, src_mac, h, now, &first_contact);
+	if (idx < 0)
+		return idx;
+	p = &t->peer[idx];
+	pi = path_admit(t, idx, local_port, src_mac, h, first_contact,
+		(h->flags & SB_HELLO_F_PROBE) && frame_len >= (uint32_t)(h->mtu < local_mtu ?
+			h->mtu : local_mtu) + SB_ETH_HLEN, now);
+	if (pi == -EAGAIN)
+		return idx;	/* a new path heard once: the next hello confirms it */
+	if (pi < 0)
+		return pi;
+
 	p->interval_ms = h->interval_ms;
 	last = peer_last_heard(p);
 	if (last != 0 && now > last && now - last > 2 * (uint64_t)h->interval_ms * t->conf.hz / 1000)
@@ -523,23 +871,6 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		p->silence_expired = 0;
 	}
 
-	pi = t->map.peer[idx].path_of[h->port_index][local_port];
-	if (pi < 0) {
-		if (p->n_paths == SB_PEER_MAX_PATHS) {
-			t->rejects[SB_PEER_REJ_TABLE_FULL]++;
-			return -ENOSPC;
-		}
-		pi = p->n_paths++;
-		path = &p->path[pi];
-		path->local_port = local_port;
-		path->remote_port = h->port_index;
-		path->remote_fanin = 1;
-		for (i = 0; i < (unsigned int)pi; i++)
-			if (p->path[i].remote_port == h->port_index) {
-				p->path[i].remote_fanin++;
-				path->remote_fanin++;
-			}
-	}
 	if (p->path[pi].state == SB_PATH_DOWN)
 		/* A path (re)appears: probe its MTU now, not at the next probe interval. */
 		t->probe_due |= UINT32_C(1) << local_port;
@@ -635,6 +966,7 @@ tick_stall(struct sb_peer_table *t, uint64_t gap, uint64_t now)
 		struct sb_peer *p = &t->peer[i];
 
 		p->resumed = timer_defer(p->resumed, gap, now);
+		p->dup.last = timer_defer(p->dup.last, gap, now);
 		for (j = 0; j < p->n_paths; j++) {
 			struct sb_path *path = &p->path[j];
 
@@ -699,6 +1031,9 @@ sb_peer_tick(struct sb_peer_table *t, uint64_t now)
 		struct sb_peer *p = &t->peer[i];
 		uint64_t newest = peer_last_heard(p);
 
+		if (p->dup.active && now > p->dup.last &&
+				now - p->dup.last >= SB_PEER_DUP_FORGET_S * t->conf.hz)
+			p->dup.active = 0;
 		for (j = 0; j < p->n_paths; j++) {
 			struct sb_path *path = &p->path[j];
 			uint64_t dead = detect_time(t, path);

@@ -43,6 +43,9 @@
 #define SB_MAX_PEERS 64		/**< Peers one host tracks. */
 #define SB_PEER_MAX_PATHS 32	/**< Paths to one peer (== SB_REORDER_MAX_PATHS). */
 #define SB_PEER_LOSS_SAMPLES 11	/**< Loss window: a sample every tenth of the window. */
+#define SB_PEER_PENDING 4	/**< Paths of one peer heard once, waiting to be confirmed. */
+#define SB_PEER_RESTART_HOLDDOWN_DEFAULT_S 5	/**< conf.restart_holddown when 0, seconds. */
+#define SB_PEER_DUP_FORGET_S 10	/**< A refused duplicate unheard this long is forgotten. */
 
 enum sb_path_state {
 	SB_PATH_DOWN = 0,	/**< Nothing heard within the detection time. */
@@ -280,11 +283,64 @@ struct sb_path {
 	struct sb_path_fb fb;
 };
 
+/** A path heard once, not yet confirmed (sb_peer_hello_rx()). */
+struct sb_path_pending {
+	uint64_t first;			/**< Clock units of its first hello; 0: free slot. */
+	uint64_t probe;			/**< The same when that hello was a full-size probe,
+					 *   else 0. */
+	uint8_t local_port;
+	uint8_t remote_port;
+	uint8_t mac[SB_ETH_ALEN];	/**< Source MAC of its hellos. */
+};
+
+/** Hellos of another instance of a known host id: a restart, until shown otherwise. */
+struct sb_peer_claim {
+	uint64_t first;			/**< Clock units of its first hello; 0: no claim. */
+	uint64_t last;			/**< ... and of its latest. */
+	uint32_t instance;		/**< The instance claimed. */
+	uint32_t local_ports;		/**< Bit per local port it was heard on. */
+	uint16_t hellos;		/**< Its hellos heard on the peer's only local port. */
+	uint8_t one_port;		/**< The local port of the peer's only live path, or
+					 *   UINT8_MAX when it has none or several. */
+	uint8_t old_heard;		/**< The known instance was heard meanwhile. */
+	uint8_t confirmed;		/**< Heard where one forger could not make it heard:
+					 *   it lasts while heard within the window. */
+	uint8_t limited;		/**< It waited for the rate limit (counted once). */
+	uint8_t agg_mac[SB_ETH_ALEN];	/**< What it announced (for the report of a
+					 *   duplicate) ... */
+	uint8_t port_mac[SB_ETH_ALEN];	/**< ... and the source MAC of its first hello ... */
+	uint8_t local_port;		/**< ... which came in on this port of ours. */
+};
+
+/** A second host with the peer's host id, refused (sb_peer_hello_rx()). */
+struct sb_peer_dup {
+	uint8_t active;			/**< Reported and refused now. */
+	uint8_t local_port;		/**< Our port its first hello came in on. */
+	uint8_t agg_mac[SB_ETH_ALEN];	/**< Its aggregate MAC ... */
+	uint8_t port_mac[SB_ETH_ALEN];	/**< ... and the MAC of one of its ports. */
+	uint32_t instance;
+	uint64_t since;			/**< Clock units when it was found ... */
+	uint64_t last;			/**< ... and last heard. */
+	uint64_t hellos;		/**< Its hellos refused since it was found. */
+};
+
 /** One peer. */
 struct sb_peer {
 	uint32_t host_id;
 	uint32_t instance;		/**< Changes when the peer restarts. */
 	uint8_t agg_mac[SB_ETH_ALEN];	/**< Its exception interface MAC. */
+	uint8_t n_ports;		/**< Ports it announced at first contact (or at its
+					 *   restart): its port indexes are below. */
+	uint32_t port_known;		/**< Bit per port index of the peer whose MAC is bound
+					 *   (port_mac): set when its first path is made. */
+	uint8_t port_mac[SB_MAX_PORTS][SB_ETH_ALEN];
+	uint64_t last_reset;		/**< When a restart of it was last believed; 0 never. */
+	uint32_t restarts;		/**< Restarts believed ... */
+	uint32_t claims_refused;	/**< ... and claims of one refused (struct
+					 *   sb_peer_claim). */
+	struct sb_peer_claim claim;
+	struct sb_peer_dup dup;
+	struct sb_path_pending pending[SB_PEER_PENDING];
 	uint16_t interval_ms;		/**< Its hello interval (latest hello). */
 	uint8_t n_paths;
 	uint8_t n_up;			/**< Paths UP now. */
@@ -346,6 +402,12 @@ enum sb_peer_event_type {
 				 *   held (conf.silence_hold). */
 	SB_PEER_EV_HEARD,	/**< A silent peer was heard again (peer->silence_expired says
 				 *   whether its paths had gone down meanwhile). */
+	SB_PEER_EV_DUP_HOST_ID,	/**< A second host uses this peer's host id (a cloned image, a
+				 *   copied config): peer->dup names it (aggregate MAC, a port
+				 *   MAC, our port). The first one stays; the other's hellos are
+				 *   refused (rejects[SB_PEER_REJ_DUP]) until it has been unheard
+				 *   for SB_PEER_DUP_FORGET_S, or the first falls silent. Log it
+				 *   loudly. */
 };
 
 struct sb_peer_event {
@@ -361,6 +423,12 @@ enum sb_peer_reject {
 	SB_PEER_REJ_BAD_PORT,	/**< Local port or announced port index out of range. */
 	SB_PEER_REJ_TABLE_FULL,	/**< No room for another peer or path. */
 	SB_PEER_REJ_BAD_ENTRY,	/**< An entry with absurd fields (the hello is still used). */
+	SB_PEER_REJ_CLAIM,	/**< Another instance of a known peer, not (yet) believed to be
+				 *   its restart (sb_peer_hello_rx()). */
+	SB_PEER_REJ_DUP,	/**< From a second host with a known host id (dup). */
+	SB_PEER_REJ_IDENTITY,	/**< Aggregate MAC or port count unlike the instance's. */
+	SB_PEER_REJ_PORT_MAC,	/**< A port's MAC unlike the one learnt for it, or the MAC of
+				 *   another port of the peer heard on the same port of ours. */
 	SB_PEER_REJ_MAX
 };
 
@@ -383,6 +451,9 @@ struct sb_peer_conf {
 	uint64_t silence_hold;		/**< Clock units a peer silent on every path at once
 					 *   keeps its paths beyond the detection time
 					 *   (sb_peer_tick()); 0: no hold. */
+	uint64_t restart_holddown;	/**< Clock units after a believed restart of a peer
+					 *   before another is believed (sb_peer_hello_rx());
+					 *   0 selects SB_PEER_RESTART_HOLDDOWN_DEFAULT_S. */
 	/** Called for every event, in order, from inside the table's calls. */
 	void (*on_event)(void *arg, const struct sb_peer_event *ev);
 	void *event_arg;
@@ -413,6 +484,10 @@ struct sb_peer_table {
 	uint64_t tick_stall_max;	/**< ... and the longest. */
 	uint64_t silence_holds;		/**< Peers found silent on every path (all peers)... */
 	uint64_t silence_heard;		/**< ... of those heard again within the hold. */
+	uint64_t restarts;		/**< Restarts believed (all peers) ... */
+	uint64_t restarts_refused;	/**< ... claims of one that ended unbelieved ... */
+	uint64_t restarts_limited;	/**< ... of those, held back by the rate limit. */
+	uint64_t dup_host_ids;		/**< Second hosts found with a peer's host id. */
 	struct sb_peer peer[SB_MAX_PEERS];
 };
 
@@ -465,12 +540,46 @@ int sb_peer_table_init(struct sb_peer_table *t, const struct sb_peer_conf *conf)
  * (SB_HELLO_F_BRIEF) counts for liveness, MTU_OK and TX; the measurements of the last full
  * one stay (no SB_PEER_EV_FEEDBACK, no loss sample).
  *
+ * Without a cluster key anyone on a switch can send hellos, so what a hello may change is
+ * bounded (defence in depth; docs/design.md, "Forged and mistaken hellos"):
+ *
+ * - Identity, bound at first contact: host id, instance, aggregate MAC, port count, and per
+ *   port index the MAC its first path was learnt from. A hello of that instance with
+ *   another aggregate MAC or port count is refused (SB_PEER_REJ_IDENTITY); so is one whose
+ *   source MAC differs from its port's learnt MAC, or is the MAC of another port of the
+ *   peer already heard on the same port of ours (SB_PEER_REJ_PORT_MAC). Port indexes are
+ *   below the count announced, so a peer never gains paths to ports it did not announce.
+ * - New paths of a known peer: taken at the second hello from the same (our port, its
+ *   port, source MAC) within two detection times of the first (at most 2 s), or at once
+ *   when its port's MAC is already learnt and matches. A first hello is otherwise ignored
+ *   (the call returns the peer index; up to SB_PEER_PENDING such paths wait per peer).
+ * - Restart: a hello of another instance is a claim (struct sb_peer_claim; ignored,
+ *   SB_PEER_REJ_CLAIM, -EAGAIN). It is believed, with SB_PEER_EV_RESTART, when (1) the
+ *   claimed instance was heard on two ports of ours within two detection times (at most
+ *   2 s), or twice when the peer has a live path on one port of ours only (the claim then
+ *   on that port), or twice when none of its paths is live; (2) the known instance has not
+ *   been heard for two of its hello intervals; and (3) no restart of the peer was believed
+ *   within conf.restart_holddown (restarts_limited). A forger on one switch reaches one port
+ *   of ours, and an honest restart silences the old instance for a whole start-up, so one
+ *   forger can neither confirm a claim nor, while the peer lives, get one believed; a
+ *   forger changing instance every hello starts a new claim each time. Claims that end
+ *   unbelieved are counted (restarts_refused, the peer's claims_refused).
+ * - Duplicate host id: a claim confirmed as in (1) while the known instance is still heard
+ *   is a second host with the same host id (a cloned image): SB_PEER_EV_DUP_HOST_ID,
+ *   dup_host_ids, and peer->dup names it. The first host stays; the second's hellos are
+ *   refused (SB_PEER_REJ_DUP), so the two never reset each other, until it is unheard for
+ *   SB_PEER_DUP_FORGET_S or the first has no live path left (then it may take over as a
+ *   restart). One forger can raise this report against a peer heard on one port of ours
+ *   only (it can confirm a claim there), never reset it.
+ *
  * @param local_port  Our port it arrived on.
  * @param src_mac     Outer source MAC (the peer port's MAC).
  * @param frame_len   Its length on the wire, bytes (probes are recognised by it).
  * @param local_mtu   Our port's MTU, bytes.
  * @param now         Arrival time, clock units.
- * @return the peer index (>= 0), or -EINVAL (rejected; counted in rejects[]) or -ENOSPC.
+ * @return the peer index (>= 0; also for a first hello of a path waiting for confirmation),
+ *   or -EINVAL (rejected; counted in rejects[]), -EAGAIN (a restart claim not believed
+ *   yet; counted in rejects[SB_PEER_REJ_CLAIM]) or -ENOSPC.
  */
 int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t *src_mac,
 	const struct sb_hello *h, uint32_t frame_len, uint16_t local_mtu, uint64_t now);
@@ -510,6 +619,9 @@ int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uin
  * bladecentre, one 20 s 16 -> 1 load per testbed: 8 214 and 9 958 path downs over two
  * testbeds' lives, paths declared silent and back up 3-15 ms later.) A path that fails while
  * its peer is heard steadily on others is still declared down after the detection time.
+ *
+ * A refused duplicate of a peer (struct sb_peer_dup) unheard for
+ * SB_PEER_DUP_FORGET_S is forgotten.
  */
 void sb_peer_tick(struct sb_peer_table *t, uint64_t now);
 

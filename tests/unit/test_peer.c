@@ -1033,6 +1033,230 @@ fresh_pair(void)
 }
 
 /*
+ * Restart claims: hellos with b's host id and a new instance, 100 a second from one switch
+ * port (here a's port 0), a new instance each time or the same one: a never believes b
+ * restarted, b's paths stay in the stripe, the claims are counted. The same claim heard
+ * on both of a's ports while b speaks is a duplicate host id, reported, not a reset.
+ */
+static void
+test_forged_restart(void)
+{
+	struct host *a = &hosts[0];
+	struct forge f;
+	unsigned int k;
+	int ret, again = 0;
+
+	fresh_pair();
+	f = forge_of(1, 0);	/* b's port 0 MAC and all, spoofed */
+	for (k = 0; k < 200; k++) {
+		f.instance = 5000 + k;	/* a new instance each time */
+		ret = forge_rx(a, 0, &f);
+		again += ret == -EAGAIN;
+		run(INTERVAL);
+	}
+	SB_CHECK(again == 200, "storm: every claim waits (%d of 200)", again);
+	SB_CHECK(a->t.restarts == 0 && events_since(a, SB_PEER_EV_RESTART, 0) == 0,
+		"storm of 200 instances on one port: no restart believed");
+	SB_CHECK(a->t.restarts_refused >= 199 && a->t.peer[0].claims_refused >= 199 &&
+		a->t.rejects[SB_PEER_REJ_CLAIM] == 200, "storm: claims refused %llu, hellos %llu",
+		(unsigned long long)a->t.restarts_refused,
+		(unsigned long long)a->t.rejects[SB_PEER_REJ_CLAIM]);
+	SB_CHECK(a->t.peer[0].n_usable == 2 && a->t.peer[0].instance == hosts[1].instance,
+		"storm: b keeps its instance and both paths");
+
+	/* One instance, repeated, on one port: still one port of two, never confirmed. */
+	f.instance = 7777;
+	for (k = 0; k < 100; k++) {
+		forge_rx(a, 0, &f);
+		run(INTERVAL);
+	}
+	SB_CHECK(a->t.restarts == 0 && a->t.dup_host_ids == 0 && a->t.peer[0].n_usable == 2,
+		"one instance from one port 100 times: no restart, no duplicate report");
+
+	/* A forger reaching both of a's ports (one switch for all) while b speaks: a second
+	 * host with b's id, reported once, never a reset. */
+	for (k = 0; k < 50; k++) {
+		forge_rx(a, 0, &f);
+		forge_rx(a, 1, &f);
+		run(INTERVAL);
+	}
+	SB_CHECK(a->t.restarts == 0 && a->t.dup_host_ids == 1 && a->t.peer[0].dup.active &&
+		a->t.peer[0].dup.instance == 7777 && events_since(a, SB_PEER_EV_DUP_HOST_ID, 0) == 1,
+		"claim on two ports while b speaks: one duplicate report, no restart");
+	SB_CHECK(a->t.peer[0].n_usable == 2 && a->t.rejects[SB_PEER_REJ_DUP] >= 98,
+		"duplicate refused (%llu hellos), b keeps both paths",
+		(unsigned long long)a->t.rejects[SB_PEER_REJ_DUP]);
+}
+
+/*
+ * Believed restarts are rate-limited: b restarts, then again 100 ms later; the second is
+ * believed only once conf.restart_holddown has passed since the first.
+ */
+static void
+test_restart_limit(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	uint64_t t0;
+
+	fresh_pair();
+	a->t.conf.restart_holddown = 1000 * MS;
+	b->instance += 10;
+	t0 = clock_now;
+	run(60);
+	SB_CHECK(a->t.restarts == 1 && a->t.peer[0].n_usable == 2 &&
+		a->t.peer[0].last_reset >= t0, "first restart believed, paths back");
+	b->instance += 10;
+	run(500);
+	SB_CHECK(a->t.restarts == 1 && a->t.restarts_limited == 1 &&
+		a->t.peer[0].instance != b->instance,
+		"second restart within the hold-down: held back (%llu limited)",
+		(unsigned long long)a->t.restarts_limited);
+	run(600);
+	SB_CHECK(a->t.restarts == 2 && a->t.peer[0].instance == b->instance &&
+		a->t.peer[0].n_usable == 2 && clock_now - a->t.peer[0].last_reset < 200 * MS,
+		"second restart believed once the hold-down ended, paths back");
+	SB_CHECK(a->t.dup_host_ids == 0, "an honest restart is no duplicate");
+}
+
+/* Host @p k's clone: another host with the same host id, its own instance and MACs, sends
+ * its hellos on both ports to host @p to (listing it, as a running host does). */
+static void
+clone_hellos(struct host *to, uint32_t host_id, uint32_t seq)
+{
+	unsigned int port;
+
+	for (port = 0; port < N_PORTS; port++) {
+		struct forge f = {
+			.host_id = host_id, .instance = 424242,
+			.agg_mac = { 0x02, 0x53, 0x42, 0, 9, 9 },
+			.src_mac = { 0x02, 0xcc, 0, 0, 9, (uint8_t)port },
+			.port_index = (uint8_t)port, .n_ports = N_PORTS, .mtu = MTU,
+			.rate_kbps = 100000, .hello_seq = seq,
+			.entry_host = to->id, .entry_port = (uint8_t)port,
+		};
+
+		forge_rx(to, port, &f);
+	}
+}
+
+/*
+ * Two hosts with one host id (a cloned image): b and its clone both speak on both of a's
+ * ports. a reports it once (event, counter, the clone's MACs), keeps b, refuses the clone,
+ * and neither resets the other; the report is forgotten once the clone is gone; when b
+ * stops, the clone takes its place as a restart.
+ */
+static void
+test_dup_host_id(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	const uint8_t clone_agg[6] = { 0x02, 0x53, 0x42, 0, 9, 9 };
+	uint64_t t0;
+	unsigned int k, seq = 0;
+
+	fresh_pair();
+	t0 = clock_now;
+	for (k = 0; k < 200; k++) {	/* 2 s of both */
+		clone_hellos(a, b->id, seq++);
+		run(INTERVAL);
+	}
+	SB_CHECK(a->t.dup_host_ids == 1 && events_since(a, SB_PEER_EV_DUP_HOST_ID, t0) == 1,
+		"clone: reported once in 2 s");
+	SB_CHECK(event_at(a, SB_PEER_EV_DUP_HOST_ID, 0, t0) - t0 <= 1000 * MS,
+		"clone: reported within 1 s (%llu us)",
+		(unsigned long long)(event_at(a, SB_PEER_EV_DUP_HOST_ID, 0, t0) - t0));
+	SB_CHECK(a->t.restarts == 0 && a->t.peer[0].instance == b->instance &&
+		a->t.peer[0].n_usable == 2, "clone: b kept, no reset, both paths");
+	SB_CHECK(a->t.peer[0].dup.active && memcmp(a->t.peer[0].dup.agg_mac, clone_agg, 6) == 0 &&
+		a->t.peer[0].dup.port_mac[1] == 0xcc && a->t.peer[0].dup.instance == 424242,
+		"clone: its aggregate MAC, port MAC and instance reported");
+	SB_CHECK(a->t.rejects[SB_PEER_REJ_DUP] >= 390, "clone: its hellos refused: %llu",
+		(unsigned long long)a->t.rejects[SB_PEER_REJ_DUP]);
+
+	/* The clone goes away: forgotten after SB_PEER_DUP_FORGET_S. */
+	run(SB_PEER_DUP_FORGET_S * 1000 + 100);
+	SB_CHECK(!a->t.peer[0].dup.active && a->t.peer[0].n_usable == 2, "clone gone: forgotten");
+
+	/* It comes back (reported again), then b stops: the clone takes b's place. */
+	for (k = 0; k < 20; k++) {
+		clone_hellos(a, b->id, seq++);
+		run(INTERVAL);
+	}
+	SB_CHECK(a->t.dup_host_ids == 2, "clone back: reported again");
+	b->id = 0;	/* b stops */
+	for (k = 0; k < 30; k++) {
+		clone_hellos(a, 2, seq++);
+		run(INTERVAL);
+	}
+	SB_CHECK(a->t.restarts == 1 && a->t.peer[0].instance == 424242 &&
+		!a->t.peer[0].dup.active && memcmp(a->t.peer[0].agg_mac, clone_agg, 6) == 0,
+		"b gone: the clone took over as a restart");
+	SB_CHECK(a->t.peer[0].n_paths == 2, "the clone's paths: %u", a->t.peer[0].n_paths);
+	b->id = 2;
+}
+
+/*
+ * A known peer gains no port it did not announce and no path from a MAC not its own: a
+ * hello with more ports (an unannounced index), one from a new MAC for a known port, one
+ * from another port's MAC on the same port of ours: refused and counted, nothing changes.
+ * A new path of a known peer is taken at its second hello (or at once when its port's MAC
+ * is already known).
+ */
+static void
+test_forged_paths(void)
+{
+	struct host *a = &hosts[0];
+	struct forge f;
+	unsigned int n_ev, k;
+
+	fresh_pair();
+	n_ev = events_since(a, SB_PEER_EV_PATH_NEW, 0);
+
+	f = forge_of(1, 0);
+	f.n_ports = 16;
+	f.port_index = 5;	/* a port b never announced */
+	SB_CHECK(forge_rx(a, 0, &f) == -EINVAL && a->t.rejects[SB_PEER_REJ_IDENTITY] == 1,
+		"unannounced port index (16 ports claimed): refused");
+	f = forge_of(1, 0);
+	memcpy(f.agg_mac, (const uint8_t[]){ 0x02, 0x66, 0, 0, 0, 1 }, 6);
+	SB_CHECK(forge_rx(a, 0, &f) == -EINVAL && a->t.rejects[SB_PEER_REJ_IDENTITY] == 2 &&
+		a->t.peer[0].agg_mac[1] == 0x53, "another aggregate MAC, same instance: refused");
+	f = forge_of(1, 1);
+	f.src_mac[0] = 0x06;	/* the forger's own MAC, claiming b's port 1 on a's port 0 */
+	for (k = 0; k < 3; k++)
+		SB_CHECK(forge_rx(a, 0, &f) == -EINVAL, "port 1 from a new MAC: refused");
+	f = forge_of(1, 0);
+	f.port_index = 1;	/* b's port 0 MAC, claiming port 1, on a's port 0 */
+	for (k = 0; k < 3; k++)
+		SB_CHECK(forge_rx(a, 0, &f) == -EINVAL, "port 0's MAC as port 1: refused");
+	SB_CHECK(a->t.rejects[SB_PEER_REJ_PORT_MAC] == 6, "port MAC refusals counted: %llu",
+		(unsigned long long)a->t.rejects[SB_PEER_REJ_PORT_MAC]);
+	run(50);
+	SB_CHECK(a->t.peer[0].n_paths == 2 && a->t.peer[0].n_usable == 2 &&
+		events_since(a, SB_PEER_EV_PATH_NEW, 0) == n_ev, "b still has its 2 paths");
+
+	/* A peer of 3 ports: its second port is taken at its second hello, a third hello of
+	 * port 0 from the same MAC on our other port at once (that port's MAC is known). */
+	f = (struct forge){ .host_id = 9, .instance = 9, .agg_mac = { 0x02, 0x53, 0x42, 0, 0, 9 },
+		.port_index = 0, .n_ports = 3, .mtu = MTU, .rate_kbps = 100000 };
+	port_mac(f.src_mac, 9, 0);
+	SB_CHECK(forge_rx(a, 0, &f) == 1 && a->t.peer[1].n_paths == 1, "new peer: first path");
+	f.port_index = 1;
+	port_mac(f.src_mac, 9, 1);
+	SB_CHECK(forge_rx(a, 1, &f) == 1 && a->t.peer[1].n_paths == 1,
+		"second port heard once: waits");
+	SB_CHECK(forge_rx(a, 1, &f) == 1 && a->t.peer[1].n_paths == 2,
+		"second port heard twice: taken");
+	f.port_index = 0;
+	port_mac(f.src_mac, 9, 0);
+	SB_CHECK(forge_rx(a, 1, &f) == 1 && a->t.peer[1].n_paths == 3,
+		"known port on another port of ours: taken at once");
+	f.port_index = 3;
+	f.n_ports = 4;
+	SB_CHECK(forge_rx(a, 1, &f) == -EINVAL && a->t.peer[1].n_paths == 3,
+		"a fourth port it did not announce: refused");
+}
+
+/*
  * Forged hello sequence jumps: three hellos a second in a's name (a's port MAC and all,
  * listing b) with a number 50 ahead make b count no loss on that path, so a's path stays in
  * the stripe for 3 s (it left within a second before: 150 lost against 100 received). A
@@ -1133,6 +1357,7 @@ test_seq_track(void)
 		HZ / 1000, HZ));
 }
 
+
 int
 main(void)
 {
@@ -1159,6 +1384,10 @@ main(void)
 	test_delay_spread();
 	test_brief();
 	test_seq_track();
+	test_forged_restart();
+	test_restart_limit();
+	test_dup_host_id();
+	test_forged_paths();
 	test_forged_seq();
 	return sb_test_summary("test_peer");
 }
