@@ -845,6 +845,10 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		t->rejects[SB_PEER_REJ_BAD_PORT]++;
 		return -EINVAL;
 	}
+	if (h->mtu < (local_mtu < SB_PEER_MTU_FLOOR ? local_mtu : SB_PEER_MTU_FLOOR)) {
+		t->rejects[SB_PEER_REJ_MTU]++;
+		return -EINVAL;
+	}
 
 	idx = peer_admit(t, local_port, src_mac, h, now, &first_contact);
 	if (idx < 0)
@@ -882,6 +886,10 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	}
 	path->remote_mtu = h->mtu;
 	path->remote_rate_kbps = h->rate_kbps;
+	if (h->rate_kbps != 0 && h->rate_kbps < SB_PEER_RATE_FLOOR_KBPS) {
+		path->remote_rate_kbps = SB_PEER_RATE_FLOOR_KBPS;
+		t->rate_clamped++;
+	}
 	/* What each numbered stream last announced and when, before this hello moves them. */
 	grp_last = path->rx.last_group;
 	grp_ms = path->remote_interval_ms;

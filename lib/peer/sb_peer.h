@@ -44,6 +44,12 @@
 #define SB_PEER_MAX_PATHS 32	/**< Paths to one peer (== SB_REORDER_MAX_PATHS). */
 #define SB_PEER_LOSS_SAMPLES 11	/**< Loss window: a sample every tenth of the window. */
 #define SB_PEER_PENDING 4	/**< Paths of one peer heard once, waiting to be confirmed. */
+#define SB_PEER_MTU_FLOOR 576	/**< Smallest MTU a peer port may announce, bytes (the IPv4
+				 *   datagram every host must take, RFC 791), or ours if
+				 *   smaller. */
+#define SB_PEER_RATE_FLOOR_KBPS 1000	/**< Smallest port rate a peer may announce, kbit/s:
+					 *   a claim below it is taken as this (a 1 kbit/s port
+					 *   is no Ethernet port). */
 #define SB_PEER_RESTART_HOLDDOWN_DEFAULT_S 5	/**< conf.restart_holddown when 0, seconds. */
 #define SB_PEER_DUP_FORGET_S 10	/**< A refused duplicate unheard this long is forgotten. */
 
@@ -429,6 +435,7 @@ enum sb_peer_reject {
 	SB_PEER_REJ_IDENTITY,	/**< Aggregate MAC or port count unlike the instance's. */
 	SB_PEER_REJ_PORT_MAC,	/**< A port's MAC unlike the one learnt for it, or the MAC of
 				 *   another port of the peer heard on the same port of ours. */
+	SB_PEER_REJ_MTU,	/**< An MTU below SB_PEER_MTU_FLOOR (or ours). */
 	SB_PEER_REJ_MAX
 };
 
@@ -488,6 +495,7 @@ struct sb_peer_table {
 	uint64_t restarts_refused;	/**< ... claims of one that ended unbelieved ... */
 	uint64_t restarts_limited;	/**< ... of those, held back by the rate limit. */
 	uint64_t dup_host_ids;		/**< Second hosts found with a peer's host id. */
+	uint64_t rate_clamped;		/**< Hellos whose rate claim was raised to the floor. */
 	struct sb_peer peer[SB_MAX_PEERS];
 };
 
@@ -571,6 +579,13 @@ int sb_peer_table_init(struct sb_peer_table *t, const struct sb_peer_conf *conf)
  *   SB_PEER_DUP_FORGET_S or the first has no live path left (then it may take over as a
  *   restart). One forger can raise this report against a peer heard on one port of ours
  *   only (it can confirm a claim there), never reset it.
+ * - Claims clamped: an MTU below SB_PEER_MTU_FLOOR (or our port's MTU, when smaller) is
+ *   refused (SB_PEER_REJ_MTU); one above ours needs no clamp (sb_path_mtu() takes the
+ *   smaller). A rate below SB_PEER_RATE_FLOOR_KBPS is taken as that (rate_clamped); above
+ *   ours, sb_path_rate_bps() takes ours. A hello sequence jump counts as loss only once the
+ *   next hello confirms it and for no more hellos than the stream could have carried since
+ *   its previous one (elapsed time / the smaller announced interval, + 2); a larger one
+ *   resyncs (struct sb_seq_track).
  *
  * @param local_port  Our port it arrived on.
  * @param src_mac     Outer source MAC (the peer port's MAC).

@@ -1256,6 +1256,29 @@ test_forged_paths(void)
 		"a fourth port it did not announce: refused");
 }
 
+/* Claims clamped: an MTU of 68 refused, a rate of 1 kbit/s raised to the floor. */
+static void
+test_forged_claims(void)
+{
+	struct host *a = &hosts[0];
+	const struct sb_path *p0;
+	struct forge f;
+
+	fresh_pair();
+	p0 = path_of(a, 0);
+	f = forge_of(1, 0);
+	f.mtu = 68;
+	f.hello_seq = hosts[1].hello_seq[0];
+	SB_CHECK(forge_rx(a, 0, &f) == -EINVAL && a->t.rejects[SB_PEER_REJ_MTU] == 1 &&
+		p0->remote_mtu == MTU, "MTU 68 refused, the path keeps 1500");
+	f = (struct forge){ .host_id = 10, .instance = 1, .agg_mac = { 0x02, 0x53, 0, 0, 0, 10 },
+		.n_ports = 1, .mtu = MTU, .rate_kbps = 1 };
+	port_mac(f.src_mac, 10, 0);
+	SB_CHECK(forge_rx(a, 0, &f) == 1 && a->t.peer[1].path[0].remote_rate_kbps ==
+		SB_PEER_RATE_FLOOR_KBPS && a->t.rate_clamped == 1,
+		"a 1 kbit/s claim taken as %u kbit/s", a->t.peer[1].path[0].remote_rate_kbps);
+}
+
 /*
  * Forged hello sequence jumps: three hellos a second in a's name (a's port MAC and all,
  * listing b) with a number 50 ahead make b count no loss on that path, so a's path stays in
@@ -1388,6 +1411,7 @@ main(void)
 	test_restart_limit();
 	test_dup_host_id();
 	test_forged_paths();
+	test_forged_claims();
 	test_forged_seq();
 	return sb_test_summary("test_peer");
 }
