@@ -130,6 +130,8 @@ peer_find(const struct sb_peer_table *t, uint32_t host_id)
 {
 	unsigned int i;
 
+	if (host_id == 0)
+		return -ENOENT;	/* free slots */
 	for (i = 0; i < t->n_peers; i++)
 		if (t->peer[i].host_id == host_id)
 			return i;
@@ -478,6 +480,12 @@ confirm_window(const struct sb_peer_table *t, const struct sb_hello *h)
 }
 
 static uint64_t
+evict_after(const struct sb_peer_table *t)
+{
+	return t->conf.peer_evict != 0 ? t->conf.peer_evict : SB_PEER_EVICT_DEFAULT_S * t->conf.hz;
+}
+
+static uint64_t
 restart_holddown(const struct sb_peer_table *t)
 {
 	return t->conf.restart_holddown != 0 ? t->conf.restart_holddown :
@@ -516,6 +524,58 @@ heard_ports(const struct sb_peer *p, uint64_t since)
 	return m;
 }
 
+/* Peer @p idx leaves the table: its paths go down (their events), SB_PEER_EV_PEER_GONE,
+ * then its slot is free. */
+static void
+peer_evict(struct sb_peer_table *t, unsigned int idx, uint64_t now)
+{
+	struct sb_peer *p = &t->peer[idx];
+	unsigned int j;
+
+	for (j = 0; j < p->n_paths; j++)
+		path_set_state(t, idx, j, SB_PATH_DOWN, SB_FAULT_SILENT, now);
+	emit(t, SB_PEER_EV_PEER_GONE, idx, 0, SB_FAULT_NONE);
+	memset(p, 0, sizeof(*p));
+	sb_peer_map_clear_peer(&t->map, idx);
+}
+
+/* May a new peer take peer @p p's slot when the table is full? Not while it has a path UP
+ * and was heard lately: a peer with live paths is never refused in favour of silent ones. */
+static bool
+displaceable(const struct sb_peer_table *t, const struct sb_peer *p, uint64_t now)
+{
+	uint64_t quiet = now > p->last_heard ? now - p->last_heard : 0;
+	uint64_t grace = ms_clock(t, 2 * (uint64_t)p->interval_ms);
+
+	if (quiet >= ms_clock(t, SB_PEER_RECLAIM_MS))
+		return true;
+	return p->n_up == 0 && quiet >= grace;
+}
+
+/* A slot for a new peer: a free one, a new one, or the one of the peer unheard longest
+ * that may give it up (displaceable()). @return its index, or -ENOSPC. */
+static int
+peer_slot(struct sb_peer_table *t, uint64_t now)
+{
+	int victim = -1;
+	unsigned int i;
+
+	for (i = 0; i < t->n_peers; i++)
+		if (t->peer[i].host_id == 0)
+			return i;
+	if (t->n_peers < SB_MAX_PEERS)
+		return t->n_peers++;
+	for (i = 0; i < t->n_peers; i++)
+		if (displaceable(t, &t->peer[i], now) &&
+				(victim < 0 || t->peer[i].last_heard < t->peer[victim].last_heard))
+			victim = i;
+	if (victim < 0)
+		return -ENOSPC;
+	peer_evict(t, victim, now);
+	t->displaced++;
+	return victim;
+}
+
 /* Bind the identity of peer @p p's instance to hello @p h: port count, no port MAC yet, no
  * path waiting, no claim. */
 static void
@@ -534,18 +594,18 @@ static int
 peer_new(struct sb_peer_table *t, const struct sb_hello *h, uint64_t now)
 {
 	struct sb_peer *p;
-	int idx;
+	int idx = peer_slot(t, now);
 
-	if (t->n_peers == SB_MAX_PEERS) {
+	if (idx < 0) {
 		t->rejects[SB_PEER_REJ_TABLE_FULL]++;
 		return -ENOSPC;
 	}
-	idx = t->n_peers++;
 	p = &t->peer[idx];
 	memset(p, 0, sizeof(*p));
 	p->host_id = h->host_id;
 	identity_bind(p, h);
 	p->owd_epoch = now;
+	p->last_heard = now;
 	memcpy(p->agg_mac, h->agg_mac, SB_ETH_ALEN);
 	sb_peer_map_set_peer(&t->map, idx, h->host_id, h->agg_mac);
 	peer_reset_paths(t, idx);
@@ -866,6 +926,7 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 	last = peer_last_heard(p);
 	if (last != 0 && now > last && now - last > 2 * (uint64_t)h->interval_ms * t->conf.hz / 1000)
 		p->resumed = now;	/* heard again after a silence on every path: sb_peer_tick() */
+	p->last_heard = now;
 	if (p->silent) {
 		/* Before any path moves, so that the owner sees what the silence cost. */
 		if (!p->silence_expired)
@@ -974,6 +1035,7 @@ tick_stall(struct sb_peer_table *t, uint64_t gap, uint64_t now)
 		struct sb_peer *p = &t->peer[i];
 
 		p->resumed = timer_defer(p->resumed, gap, now);
+		p->last_heard = timer_defer(p->last_heard, gap, now);
 		p->dup.last = timer_defer(p->dup.last, gap, now);
 		for (j = 0; j < p->n_paths; j++) {
 			struct sb_path *path = &p->path[j];
@@ -1039,6 +1101,13 @@ sb_peer_tick(struct sb_peer_table *t, uint64_t now)
 		struct sb_peer *p = &t->peer[i];
 		uint64_t newest = peer_last_heard(p);
 
+		if (p->host_id == 0)
+			continue;	/* a free slot */
+		if (now > p->last_heard && now - p->last_heard >= evict_after(t)) {
+			peer_evict(t, i, now);
+			t->evicted++;
+			continue;
+		}
 		if (p->dup.active && now > p->dup.last &&
 				now - p->dup.last >= SB_PEER_DUP_FORGET_S * t->conf.hz)
 			p->dup.active = 0;
@@ -1198,6 +1267,17 @@ sb_peer_map_set_peer(struct sb_peer_map *m, unsigned int idx, uint32_t host_id,
 }
 
 void
+sb_peer_map_clear_peer(struct sb_peer_map *m, unsigned int idx)
+{
+	if (idx >= SB_MAX_PEERS)
+		return;
+	m->peer[idx].host_id = 0;
+	memset(m->peer[idx].agg_mac, 0, SB_ETH_ALEN);
+	memset(m->peer[idx].remote_mac, 0, sizeof(m->peer[idx].remote_mac));
+	sb_peer_map_reset_peer(m, idx);
+}
+
+void
 sb_peer_map_reset_peer(struct sb_peer_map *m, unsigned int idx)
 {
 	if (idx >= SB_MAX_PEERS)
@@ -1256,7 +1336,8 @@ sb_peer_lookup_mac(const struct sb_peer_table *t, const uint8_t *agg_mac)
 	unsigned int i;
 
 	for (i = 0; i < t->n_peers; i++)
-		if (memcmp(t->peer[i].agg_mac, agg_mac, SB_ETH_ALEN) == 0)
+		if (t->peer[i].host_id != 0 &&
+				memcmp(t->peer[i].agg_mac, agg_mac, SB_ETH_ALEN) == 0)
 			return i;
 	return -ENOENT;
 }

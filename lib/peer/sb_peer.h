@@ -50,7 +50,10 @@
 #define SB_PEER_RATE_FLOOR_KBPS 1000	/**< Smallest port rate a peer may announce, kbit/s:
 					 *   a claim below it is taken as this (a 1 kbit/s port
 					 *   is no Ethernet port). */
+#define SB_PEER_EVICT_DEFAULT_S 60	/**< conf.peer_evict when 0, seconds. */
 #define SB_PEER_RESTART_HOLDDOWN_DEFAULT_S 5	/**< conf.restart_holddown when 0, seconds. */
+#define SB_PEER_RECLAIM_MS 1000	/**< A full table gives a peer unheard this long the slot
+				 *   of a newcomer even if its paths are held UP. */
 #define SB_PEER_DUP_FORGET_S 10	/**< A refused duplicate unheard this long is forgotten. */
 
 enum sb_path_state {
@@ -330,7 +333,7 @@ struct sb_peer_dup {
 	uint64_t hellos;		/**< Its hellos refused since it was found. */
 };
 
-/** One peer. */
+/** One peer. A slot with host_id 0 is free (its peer was evicted, sb_peer_tick()). */
 struct sb_peer {
 	uint32_t host_id;
 	uint32_t instance;		/**< Changes when the peer restarts. */
@@ -340,6 +343,7 @@ struct sb_peer {
 	uint32_t port_known;		/**< Bit per port index of the peer whose MAC is bound
 					 *   (port_mac): set when its first path is made. */
 	uint8_t port_mac[SB_MAX_PORTS][SB_ETH_ALEN];
+	uint64_t last_heard;		/**< Its newest hello taken (clock units): eviction. */
 	uint64_t last_reset;		/**< When a restart of it was last believed; 0 never. */
 	uint32_t restarts;		/**< Restarts believed ... */
 	uint32_t claims_refused;	/**< ... and claims of one refused (struct
@@ -408,6 +412,12 @@ enum sb_peer_event_type {
 				 *   held (conf.silence_hold). */
 	SB_PEER_EV_HEARD,	/**< A silent peer was heard again (peer->silence_expired says
 				 *   whether its paths had gone down meanwhile). */
+	SB_PEER_EV_PEER_GONE,	/**< The peer leaves the table (unheard for conf.peer_evict, or
+				 *   its slot given to a new peer when the table was full): the
+				 *   owner forgets everything it keeps under this index. The
+				 *   entry is still readable during the call and free after;
+				 *   its paths went down first, with their events. The index
+				 *   is reused by the next new peer (SB_PEER_EV_NEW). */
 	SB_PEER_EV_DUP_HOST_ID,	/**< A second host uses this peer's host id (a cloned image, a
 				 *   copied config): peer->dup names it (aggregate MAC, a port
 				 *   MAC, our port). The first one stays; the other's hellos are
@@ -458,6 +468,9 @@ struct sb_peer_conf {
 	uint64_t silence_hold;		/**< Clock units a peer silent on every path at once
 					 *   keeps its paths beyond the detection time
 					 *   (sb_peer_tick()); 0: no hold. */
+	uint64_t peer_evict;		/**< Clock units a peer unheard on every path stays in
+					 *   the table (sb_peer_tick()); 0 selects
+					 *   SB_PEER_EVICT_DEFAULT_S. */
 	uint64_t restart_holddown;	/**< Clock units after a believed restart of a peer
 					 *   before another is believed (sb_peer_hello_rx());
 					 *   0 selects SB_PEER_RESTART_HOLDDOWN_DEFAULT_S. */
@@ -474,7 +487,8 @@ struct sb_peer_table {
 	struct sb_peer_conf conf;
 	uint64_t loss_sample_period;	/**< Clock units between loss samples. */
 	uint64_t owd_epoch_len;		/**< Clock units of a windowed-minimum epoch. */
-	unsigned int n_peers;
+	unsigned int n_peers;		/**< Slots used so far, free ones (host id 0, after an
+					 *   eviction) included: loops over peers skip those. */
 	struct sb_peer_map map;		/**< Lookups of received frames. */
 	uint32_t probe_due;		/**< Bit per local port where a path (re)appeared: the
 					 *   owner sends a full-size probe there soon and clears
@@ -491,6 +505,8 @@ struct sb_peer_table {
 	uint64_t tick_stall_max;	/**< ... and the longest. */
 	uint64_t silence_holds;		/**< Peers found silent on every path (all peers)... */
 	uint64_t silence_heard;		/**< ... of those heard again within the hold. */
+	uint64_t evicted;		/**< Peers evicted after conf.peer_evict unheard. */
+	uint64_t displaced;		/**< Silent peers whose slot a new peer took (full). */
 	uint64_t restarts;		/**< Restarts believed (all peers) ... */
 	uint64_t restarts_refused;	/**< ... claims of one that ended unbelieved ... */
 	uint64_t restarts_limited;	/**< ... of those, held back by the rate limit. */
@@ -586,6 +602,11 @@ int sb_peer_table_init(struct sb_peer_table *t, const struct sb_peer_conf *conf)
  *   next hello confirms it and for no more hellos than the stream could have carried since
  *   its previous one (elapsed time / the smaller announced interval, + 2); a larger one
  *   resyncs (struct sb_seq_track).
+ * - Table: a new peer takes a free slot, else the slot of the peer unheard longest among
+ *   those with no path UP and unheard for two of their hello intervals, or of any peer
+ *   unheard for SB_PEER_RECLAIM_MS (displaced; SB_PEER_EV_PEER_GONE for it first), else it
+ *   is refused (SB_PEER_REJ_TABLE_FULL, -ENOSPC): a peer with live paths is never refused
+ *   in favour of silent ones.
  *
  * @param local_port  Our port it arrived on.
  * @param src_mac     Outer source MAC (the peer port's MAC).
@@ -635,7 +656,10 @@ int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uin
  * testbeds' lives, paths declared silent and back up 3-15 ms later.) A path that fails while
  * its peer is heard steadily on others is still declared down after the detection time.
  *
- * A refused duplicate of a peer (struct sb_peer_dup) unheard for
+ * A peer unheard on every path for conf.peer_evict is evicted (evicted): its paths go down
+ * (with their events), then SB_PEER_EV_PEER_GONE, and its slot is free for the next new
+ * peer. Whatever it announced as its detection time, so forged peers never fill the table
+ * for good. A refused duplicate of a peer (struct sb_peer_dup) unheard for
  * SB_PEER_DUP_FORGET_S is forgotten.
  */
 void sb_peer_tick(struct sb_peer_table *t, uint64_t now);
@@ -694,7 +718,8 @@ void sb_peer_map_init(struct sb_peer_map *m);
 
 /**
  * Peer @p idx is @p host_id with aggregate MAC @p agg_mac (new, or its MAC changed). Peers
- * are numbered from 0 without holes, in the order the table found them.
+ * are numbered from 0 in the order the table found them; an index freed by an eviction
+ * (sb_peer_map_clear_peer()) is reused by a later peer.
  * @return 0, or -EINVAL for an index beyond the next free one or SB_MAX_PEERS.
  */
 int sb_peer_map_set_peer(struct sb_peer_map *m, unsigned int idx, uint32_t host_id,
@@ -702,6 +727,10 @@ int sb_peer_map_set_peer(struct sb_peer_map *m, unsigned int idx, uint32_t host_
 
 /** Forget every path of peer @p idx (it restarted). */
 void sb_peer_map_reset_peer(struct sb_peer_map *m, unsigned int idx);
+
+/** Peer @p idx left the table (SB_PEER_EV_PEER_GONE): its slot matches no frame any more
+ *  (host id 0, no paths, aggregate MAC zero). */
+void sb_peer_map_clear_peer(struct sb_peer_map *m, unsigned int idx);
 
 /**
  * Path @p path of peer @p idx runs from the peer's port @p remote_port, whose MAC is
@@ -734,7 +763,8 @@ int sb_peer_lookup_rx(const struct sb_peer_table *t, unsigned int local_port,
 	const uint8_t *src_mac, unsigned int shim_path, unsigned int *path);
 
 /**
- * Find the peer owning an aggregate MAC (destination of a frame from the kernel).
+ * Find the peer owning an aggregate MAC (destination of a frame from the kernel). Free
+ * slots own none.
  * @return peer index or -ENOENT.
  */
 int sb_peer_lookup_mac(const struct sb_peer_table *t, const uint8_t *agg_mac);

@@ -116,8 +116,13 @@ check_table(const struct sb_peer_table *t)
 		const struct sb_peer *p = &t->peer[i];
 		const struct sb_peer_map_peer *mp = &t->map.peer[i];
 
-		CHECK(p->host_id != 0 && p->host_id != OUR_HOST_ID, "peer host id %u",
-			p->host_id);
+		if (p->host_id == 0) {
+			/* A slot an eviction freed: empty, and matching no frame. */
+			CHECK(p->n_paths == 0 && mp->n_paths == 0 && mp->host_id == 0,
+				"free slot %u with paths", i);
+			continue;
+		}
+		CHECK(p->host_id != OUR_HOST_ID, "peer host id %u", p->host_id);
 		CHECK((p->agg_mac[0] & 1) == 0, "group aggregate MAC");
 		CHECK(p->n_paths <= SB_PEER_MAX_PATHS, "n_paths %u", p->n_paths);
 		for (j = i + 1; j < t->n_peers; j++)

@@ -1380,6 +1380,146 @@ test_seq_track(void)
 		HZ / 1000, HZ));
 }
 
+/* Events of @p type at host @p h since @p since, for peer index @p peer. */
+static unsigned int
+peer_events(const struct host *h, uint8_t type, unsigned int peer, uint64_t since)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < h->n_ev; i++)
+		if (h->ev[i].type == type && h->ev[i].peer == peer && h->ev_time[i] >= since)
+			n++;
+	return n;
+}
+
+/* A forged peer, host id @p id, one hello on a's port 0 (not listing a: never UP). */
+static int
+forge_peer(uint32_t id)
+{
+	struct forge f = { .host_id = id, .instance = id, .n_ports = 1, .mtu = MTU,
+		.rate_kbps = 100000, .agg_mac = { 0x02, 0x77, 0, 0, (uint8_t)(id >> 8),
+		(uint8_t)id } };
+
+	f.src_mac[0] = 0x02;
+	f.src_mac[1] = 0x77;
+	f.src_mac[4] = (uint8_t)(id >> 8);
+	f.src_mac[5] = (uint8_t)id;
+	return forge_rx(&hosts[0], 0, &f);
+}
+
+/*
+ * Table hygiene: 80 forged host ids fill a's table but never keep out a real peer: a third
+ * host c, arriving when the table is full of silent forged peers, takes the slot of the one
+ * unheard longest; b and c, live, are never displaced by a stream of new forged ids; with
+ * every slot live a newcomer is refused; peers unheard for conf.peer_evict are evicted
+ * (their paths down first, then SB_PEER_EV_PEER_GONE) and their slots reused.
+ */
+static void
+test_table_hygiene(void)
+{
+	struct host *a = &hosts[0], *c = &hosts[2];
+	uint8_t mac[6];
+	uint64_t t0;
+	unsigned int i, k, n_c;
+	int ci, bi;
+
+	fresh_pair();
+	a->t.conf.peer_evict = 2000 * MS;
+	for (i = 0; i < 80; i++)
+		forge_peer(1000 + i);
+	SB_CHECK(a->t.n_peers == SB_MAX_PEERS && a->t.rejects[SB_PEER_REJ_TABLE_FULL] == 17,
+		"80 forged ids: table full, 17 refused (%llu)",
+		(unsigned long long)a->t.rejects[SB_PEER_REJ_TABLE_FULL]);
+	run(50);	/* they fall silent (b speaks) */
+	t0 = clock_now;
+	host_init(c, 3);
+	c->now = clock_now;
+	run(300);	/* a probe round: c reports a's MTU good */
+	ci = -1;
+	for (i = 0; i < a->t.n_peers; i++)
+		if (a->t.peer[i].host_id == 3)
+			ci = (int)i;
+	SB_CHECK(ci >= 0 && a->t.peer[ci].n_usable == 2 && a->t.displaced == 1,
+		"c takes a silent forged peer's slot: index %d, %u paths, displaced %llu", ci,
+		ci >= 0 ? a->t.peer[ci].n_usable : 0, (unsigned long long)a->t.displaced);
+	SB_CHECK(ci >= 0 && peer_events(a, SB_PEER_EV_PEER_GONE, (unsigned int)ci, t0) == 1,
+		"the forged peer's slot: PEER_GONE before c's NEW");
+	/* A stream of new forged ids (one a millisecond) while b and c speak: they take each
+	 * other's slots, never b's or c's. */
+	for (k = 0; k < 300; k++) {
+		forge_peer(2000 + k);
+		run(1);
+	}
+	bi = 0;
+	SB_CHECK(a->t.peer[bi].host_id == 2 && a->t.peer[bi].n_usable == 2 &&
+		a->t.peer[ci].host_id == 3 && a->t.peer[ci].n_usable == 2,
+		"300 forged ids later: b and c still in the table, paths in the stripe");
+	SB_CHECK(a->t.displaced >= 250, "forged ids displaced each other: %llu",
+		(unsigned long long)a->t.displaced);
+	/* Every slot heard within two intervals: a newcomer is refused. */
+	for (k = 0; k < 5; k++) {
+		for (i = 0; i < a->t.n_peers; i++)
+			if (a->t.peer[i].host_id >= 2000)
+				forge_peer(a->t.peer[i].host_id);
+		run(1);
+	}
+	n_c = (unsigned int)a->t.rejects[SB_PEER_REJ_TABLE_FULL];
+	SB_CHECK(forge_peer(9999) == -ENOSPC &&
+		a->t.rejects[SB_PEER_REJ_TABLE_FULL] == n_c + 1, "every peer live: newcomer refused");
+
+	/* Forgers stop: 2 s later their entries are evicted, b and c stay. */
+	t0 = clock_now;
+	run(2100);
+	SB_CHECK(a->t.evicted == SB_MAX_PEERS - 2, "forged peers evicted: %llu",
+		(unsigned long long)a->t.evicted);
+	for (i = 0, k = 0; i < a->t.n_peers; i++)
+		k += a->t.peer[i].host_id != 0;
+	SB_CHECK(k == 2 && a->t.peer[0].n_usable == 2 && a->t.peer[ci].n_usable == 2,
+		"b and c remain (%u peers)", k);
+	memcpy(mac, (const uint8_t[]){ 0x02, 0x77, 0, 0, 0x07, 0xd0 }, 6);
+	SB_CHECK(sb_peer_lookup_mac(&a->t, mac) == -ENOENT &&
+		sb_peer_lookup_mac(&a->t, (const uint8_t[]){ 0, 0, 0, 0, 0, 0 }) == -ENOENT,
+		"evicted peers' MACs and free slots match nothing");
+	port_mac(mac, 2, 0);
+	SB_CHECK(sb_peer_lookup_rx(&a->t, 0, mac, 0, &i) == 0, "b still looked up");
+	for (k = 0; k < a->t.n_peers && a->t.peer[k].host_id != 0; k++)
+		;
+	SB_CHECK(forge_peer(4242) == (int)k && a->t.peer[k].host_id == 4242,
+		"a free slot is reused, lowest first (%u)", k);
+	c->id = 0;
+	memset(c, 0, sizeof(*c));
+}
+
+/* An evicted peer's paths go down with their events before PEER_GONE. */
+static void
+test_evict_order(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	unsigned int i, down = 0, gone = 0, down_before = 0;
+	uint64_t t0;
+
+	fresh_pair();
+	a->t.conf.peer_evict = 500 * MS;
+	t0 = clock_now;
+	b->id = 0;	/* b goes away */
+	run(600);
+	for (i = 0; i < a->n_ev; i++) {
+		if (a->ev_time[i] < t0)
+			continue;
+		if (a->ev[i].type == SB_PEER_EV_PATH_DOWN) {
+			down++;
+			down_before += gone == 0;
+		}
+		gone += a->ev[i].type == SB_PEER_EV_PEER_GONE;
+	}
+	SB_CHECK(gone == 1 && down == 2 && down_before == 2 && a->t.evicted == 1 &&
+		a->t.peer[0].host_id == 0, "b silent 500 ms: paths down, then gone (%u %u %u)",
+		down, down_before, gone);
+	b->id = 2;
+	run(100);
+	SB_CHECK(a->t.peer[0].host_id == 2 && a->t.peer[0].n_usable == 2 && a->t.n_peers == 1,
+		"b back: same slot, paths up");
+}
 
 int
 main(void)
@@ -1413,5 +1553,7 @@ main(void)
 	test_forged_paths();
 	test_forged_claims();
 	test_forged_seq();
+	test_table_hygiene();
+	test_evict_order();
 	return sb_test_summary("test_peer");
 }
