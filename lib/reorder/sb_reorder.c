@@ -87,7 +87,15 @@ struct sb_reorder {
 	uint32_t ready_tail;
 
 	bool jump_pending;	/* The previous arrival was a stray at jump_seq. */
+	bool jump_taken;	/* ... confirmed: arrivals near it ride on it (jump_confirm). */
 	uint32_t jump_seq;
+	uint32_t jump_last;	/* Newest frame of the jump on its own path ... */
+	uint32_t jump_count;	/* ... and how many followed the first there. */
+	uint8_t jump_path;	/* Path of the jump's first frame. */
+	uint32_t jump_confirm;	/* conf.jump_confirm */
+	uint32_t (*jump_bound)(void *arg, uint64_t elapsed);
+	void *jump_bound_arg;
+	uint64_t progress;	/* Last release in order (or jump taken), clock units. */
 
 	uint32_t active;	/* Bit per path: takes part in the RFC 1990 rule. */
 	uint32_t valid;		/* Bit per path: high[] is meaningful. */
@@ -378,6 +386,9 @@ sb_reorder_create(const struct sb_reorder_conf *conf)
 	r->max_jump = max_jump;
 	r->timeout = conf->timeout;
 	r->late_policy = conf->late_policy;
+	r->jump_confirm = conf->jump_confirm;
+	r->jump_bound = conf->jump_bound;
+	r->jump_bound_arg = conf->jump_bound_arg;
 	skipped_clear(r);
 	return r;
 }
@@ -454,6 +465,7 @@ sb_reorder_set_next(struct sb_reorder *r, uint32_t next_seq)
 	r->run_end = next_seq;
 	r->started = true;
 	r->jump_pending = false;
+	r->progress = 0;	/* no time known: the first jump bound counts from 0 */
 	/* Highs seen against another next could claim paths passed numbers they never sent;
 	 * numbers skipped in another numbering are not holes of this one. */
 	r->valid = 0;
@@ -497,6 +509,34 @@ hold(struct sb_reorder *r, struct sb_reorder_slot *s, unsigned int path, uint32_
 	return SB_REORDER_HELD;
 }
 
+/*
+ * Frame @p seq on @p path is a window or more ahead; @p near: within a window of the
+ * pending jump's first frame. Is the jump confirmed (sb_reorder_conf.jump_confirm)? When
+ * not, the frame is remembered as (or counted towards) the pending jump.
+ */
+static bool
+jump_confirmed(struct sb_reorder *r, unsigned int path, uint32_t seq, bool near)
+{
+	if (!near) {
+		/* Unconfirmed: remember it; the next arrivals decide. */
+		r->jump_pending = true;
+		r->jump_taken = false;
+		r->jump_seq = seq;
+		r->jump_last = seq;
+		r->jump_count = 0;
+		r->jump_path = (uint8_t)path;
+		return false;
+	}
+	if (r->jump_confirm == 0 || r->jump_taken || path != r->jump_path)
+		return true;
+	/* The jump's own path: one forger can make it say anything. It confirms only when
+	 * no other path carries the peer's frames, after jump_confirm frames in order. */
+	if (__builtin_popcount(r->active) >= 2 || !sb_seq_lt(r->jump_last, seq))
+		return false;
+	r->jump_last = seq;
+	return ++r->jump_count >= r->jump_confirm;
+}
+
 /* Everything but a frame inside the window for a free slot: first frame, late, beyond the
  * window (stray, jump, out of range), duplicate, bad path. */
 static enum sb_reorder_verdict __rte_noinline
@@ -513,6 +553,7 @@ insert_slow(struct sb_reorder *r, unsigned int path, uint32_t seq, void *obj, ui
 		r->next = seq;
 		r->run_end = seq;
 		r->started = true;
+		r->progress = now;
 	}
 
 	d = sb_seq_diff(seq, r->next);
@@ -545,19 +586,26 @@ insert_slow(struct sb_reorder *r, unsigned int path, uint32_t seq, void *obj, ui
 	}
 	if (unlikely((uint32_t)d > r->mask)) {
 		int32_t from_cand = (int32_t)(seq - r->jump_seq);
+		bool near = r->jump_pending && from_cand > -(int32_t)(r->mask + 1) &&
+			from_cand <= (int32_t)r->mask;
 
 		if ((uint32_t)d >= r->max_jump) {
 			r->jump_pending = false;
 			r->st.out_of_range++;
 			return SB_REORDER_OUT_OF_RANGE;
 		}
-		if (!r->jump_pending || from_cand <= -(int32_t)(r->mask + 1) ||
-				from_cand > (int32_t)r->mask) {
-			/* Unconfirmed: remember it; the next arrival decides. */
-			r->jump_pending = true;
-			r->jump_seq = seq;
+		if (!jump_confirmed(r, path, seq, near)) {
 			r->st.stray++;
 			return SB_REORDER_STRAY;
+		}
+		if (!r->jump_taken && r->jump_bound != NULL &&
+				(uint32_t)d > r->jump_bound(r->jump_bound_arg,
+					waited_for(now, r->progress))) {
+			/* More than the paths could have carried since the last frame in
+			 * order: not the peer's numbering. */
+			r->jump_pending = false;
+			r->st.jump_refused++;
+			return SB_REORDER_OUT_OF_RANGE;
 		}
 		if (slide(r, seq - r->mask, now) != 0) {
 			r->jump_pending = false;
@@ -567,6 +615,8 @@ insert_slow(struct sb_reorder *r, unsigned int path, uint32_t seq, void *obj, ui
 		/* Confirmed: the frames that follow the jump ride on it while they keep
 		 * arriving a window ahead. */
 		r->jump_seq = seq;
+		r->jump_taken = true;
+		r->progress = now;
 	} else {
 		r->jump_pending = false;
 	}
@@ -696,6 +746,7 @@ sb_reorder_drain(struct sb_reorder *r, void **objs, unsigned int n, uint64_t now
 		cnt = k;
 		r->st.in_order += k;
 		r->ready_head += k;
+		r->progress = now;	/* the jump bound counts from here */
 		if (r->ready_head == r->ready_tail)
 			r->ready_head = r->ready_tail = 0;
 		else
@@ -714,6 +765,8 @@ sb_reorder_drain(struct sb_reorder *r, void **objs, unsigned int n, uint64_t now
 		if (cnt == n || r->held == 0 || !skip_gap(r, now))
 			break;
 	}
+	if (cnt != 0)
+		r->progress = now;	/* the jump bound counts from here */
 	return cnt;
 }
 
@@ -743,6 +796,7 @@ sb_reorder_stats_foreach(const struct sb_reorder_stats *st, uint64_t hz,
 	fn("duplicate", st->duplicate, arg);
 	fn("out_of_range", st->out_of_range, arg);
 	fn("stray", st->stray, arg);
+	fn("jump_refused", st->jump_refused, arg);
 	fn("bad_path", st->bad_path, arg);
 	fn("lost_rule", st->lost_rule, arg);
 	fn("lost_timeout", st->lost_timeout, arg);

@@ -49,13 +49,18 @@ enum sb_reorder_verdict {
 				 *   2^31 away; or >= window ahead while the frames a
 				 *   slide would release might not fit the release queue
 				 *   (one window; drain() not called since an earlier
-				 *   slide). Caller frees it, window state unchanged. */
+				 *   slide); or a confirmed jump larger than the caller's
+				 *   bound (jump_bound, counted in jump_refused: the jump
+				 *   is forgotten). Caller frees it, window state
+				 *   unchanged. */
 	SB_REORDER_BAD_PATH,	/**< Path id >= SB_REORDER_MAX_PATHS; caller frees it. */
 	SB_REORDER_STRAY,	/**< At least a window ahead and not (yet) confirmed: a jump
 				 *   is taken only when the next arrival is also a window ahead
-				 *   and within a window of this one, so one stray or corrupt
-				 *   frame cannot throw the window forward. Caller frees it,
-				 *   window state unchanged. */
+				 *   and within a window of this one (with jump_confirm, only
+				 *   when that arrival is on another path, or the path's own
+				 *   frames confirm it), so one stray or corrupt frame cannot
+				 *   throw the window forward. Caller frees it, window state
+				 *   unchanged. */
 };
 
 /** Window parameters. */
@@ -75,6 +80,30 @@ struct sb_reorder_conf {
 				 *   counting the skipped numbers as lost; held frames it passes
 				 *   are released by the next drain. */
 	enum sb_reorder_late_policy late_policy;
+	/**
+	 * Confirmation of a jump (frames a window or more ahead) where forged frames can
+	 * reach the window (no cluster key). 0: the next arrival confirms it, as above. N > 0:
+	 * only an arrival on another path confirms it (a window ahead, within a window of the
+	 * first frame of the jump) or, while fewer than two paths are active, N further
+	 * frames on the jump's own path, each after the one before and within a window of the
+	 * first. One forger reaches one path (one switch per link), and the paths of a peer
+	 * that stripes are active (sb_reorder_path_set_active()), so it cannot confirm a jump
+	 * alone; two forged frames in a row no longer move the window. A confirmed jump's
+	 * followers ride on it as above. An honest jump costs its first frame, and on a
+	 * single path N + 1 frames.
+	 */
+	uint32_t jump_confirm;
+	/**
+	 * The most frames the peer could have numbered in @p elapsed clock units: called
+	 * when a confirmed jump is about to be taken, with the time since the window last
+	 * released a frame in order (or took a jump). A jump of more frames than that is
+	 * refused (SB_REORDER_OUT_OF_RANGE, jump_refused). The caller computes it from its
+	 * paths' rates (sb_path_frames_bound() summed over the peer's paths, lib/peer). While
+	 * traffic flows the bound stays far below a window, so no jump can be forged then;
+	 * after an idle spell it allows what the paths could have carried. NULL: no bound.
+	 */
+	uint32_t (*jump_bound)(void *arg, uint64_t elapsed);
+	void *jump_bound_arg;	/**< Passed to jump_bound. */
 };
 
 /** Counters, all in frames except hold times. Monotonic until sb_reorder_reset(). */
@@ -96,6 +125,7 @@ struct sb_reorder_stats {
 	uint64_t duplicate;	/**< Arrived while the same seq was held. */
 	uint64_t out_of_range;	/**< Rejected: too far ahead (see max_jump). */
 	uint64_t stray;		/**< Rejected: a window ahead, unconfirmed (SB_REORDER_STRAY). */
+	uint64_t jump_refused;	/**< Rejected: a confirmed jump beyond conf.jump_bound. */
 	uint64_t bad_path;	/**< Rejected: path id out of range. */
 	uint64_t lost_rule;	/**< Seq numbers skipped by the RFC 1990 rule. */
 	uint64_t lost_timeout;	/**< Seq numbers skipped because the hold timed out. */

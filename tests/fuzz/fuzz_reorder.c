@@ -9,7 +9,9 @@
  *              policy fill (over bit 4)
  *   header[1]  timeout in clock units (0..255)
  *   header[2..3] when header[2] is odd, set_next(header[3] << 24 | 0xffff00): starts close
- *              to a 2^32 wrap half the time
+ *              to a 2^32 wrap half the time; header[2] bit 1: jump_confirm 1 + bits 2-3;
+ *              bits 4-5: jump_bound none, the time since the last release in order (a
+ *              frame per clock unit), 0, or two windows
  *   op byte: bits 0-2 select:
  *     0-3  insert: path = next byte (values >= 32 are invalid paths on purpose), then a
  *          sequence: op bit 3 set: 4 raw bytes; otherwise one signed byte added to the
@@ -75,6 +77,29 @@ struct model {
 };
 
 static struct model M;
+
+/* The jump bounds header[2] bits 4-5 choose (none is NULL). */
+static uint32_t
+bound_elapsed(void *arg, uint64_t elapsed)
+{
+	(void)arg;
+	return elapsed > UINT32_MAX ? UINT32_MAX : (uint32_t)elapsed;
+}
+
+static uint32_t
+bound_zero(void *arg, uint64_t elapsed)
+{
+	(void)arg;
+	(void)elapsed;
+	return 0;
+}
+
+static uint32_t
+bound_two_windows(void *arg, uint64_t elapsed)
+{
+	(void)elapsed;
+	return 2 * *(const uint32_t *)arg;
+}
 
 #define CHECK(c, ...) do { \
 	if (!(c)) { \
@@ -262,6 +287,9 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint32_t jumps[4] = { 0, 0, UINT32_C(1) << 31, 0 };
+	static uint32_t (*const bounds[4])(void *, uint64_t) = {
+		NULL, bound_elapsed, bound_zero, bound_two_windows,
+	};
 	struct sb_reorder_conf conf;
 	struct model *m = &M;
 	size_t pos = 4;
@@ -270,6 +298,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 4)
 		return 0;
 	memset(m, 0, sizeof(*m));
+	memset(&conf, 0, sizeof(conf));
 	m->window = UINT32_C(2) << (data[0] & 0x0f) % 10;
 	conf.window = m->window;
 	conf.timeout = data[1];
@@ -284,6 +313,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		conf.max_jump = m->window * 3;
 	m->max_jump = conf.max_jump != 0 ? conf.max_jump : UINT32_C(1) << 30;
 	m->timeout = conf.timeout;
+	if (data[2] & 2)
+		conf.jump_confirm = 1 + ((data[2] >> 2) & 3);
+	conf.jump_bound = bounds[(data[2] >> 4) & 3];
+	conf.jump_bound_arg = &m->window;
 	m->r = sb_reorder_create(&conf);
 	CHECK(m->r != NULL, "create failed for window %u", m->window);
 	if (data[2] & 1) {

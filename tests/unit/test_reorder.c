@@ -641,6 +641,163 @@ test_free_reset(void)
 	SB_CHECK(freed == 15, "free returned %u of 15", freed);
 }
 
+/* ---- Forged jumps (defence in depth, no cluster key) ---- */
+
+static int forged_tok[8];
+
+static struct sb_reorder *
+mk_guarded(uint32_t window, uint32_t confirm, uint32_t (*bound)(void *, uint64_t), void *arg)
+{
+	struct sb_reorder_conf conf = {
+		.window = window, .timeout = BIG_TIMEOUT, .late_policy = SB_REORDER_LATE_DROP,
+		.jump_confirm = confirm, .jump_bound = bound, .jump_bound_arg = arg,
+	};
+	struct sb_reorder *r = sb_reorder_create(&conf);
+
+	SB_CHECK(r != NULL, "create guarded window %u: %d", window, rte_errno);
+	if (r == NULL)
+		exit(1);
+	return r;
+}
+
+/*
+ * The issue's case: a peer pinged once per 1000 clock units over two paths; after its 10th
+ * frame, two forged DATA frames far ahead arrive in a row on path 0 (its port MAC and path
+ * id as learnt). @return honest frames of 30 delivered. With jump_confirm 0 (as before) the
+ * second confirms the jump and every later frame is late; with jump_confirm set, one path
+ * cannot confirm a jump while two carry the peer's frames.
+ */
+static unsigned int
+ping_through_forgery(uint32_t confirm)
+{
+	struct sb_reorder *r = mk_guarded(64, confirm, NULL, NULL);
+	void *objs[8];
+	unsigned int s, got = 0, n;
+	uint64_t now = 1000;
+
+	sb_reorder_path_set_active(r, 0, true);
+	sb_reorder_path_set_active(r, 1, true);
+	for (s = 0; s < 30; s++, now += 1000) {
+		if (s == 10) {
+			sb_reorder_insert(r, 0, 100000, &forged_tok[0], now);
+			sb_reorder_insert(r, 0, 100001, &forged_tok[1], now);
+		}
+		sb_reorder_insert(r, s & 1, s, &tok[s], now);
+		n = sb_reorder_drain(r, objs, RTE_DIM(objs), now);
+		got += n >= 1 && objs[n - 1] == &tok[s];
+	}
+	sb_reorder_free(r, NULL, NULL);
+	return got;
+}
+
+static void
+test_forged_jump(void)
+{
+	struct sb_reorder *r;
+	struct sb_reorder_stats st;
+	enum sb_reorder_verdict v;
+	unsigned int got, i;
+
+	got = ping_through_forgery(0);
+	SB_CHECK(got == 10, "unguarded: the forged pair moves the window, %u of 30 delivered",
+		got);
+	got = ping_through_forgery(3);
+	SB_CHECK(got == 30, "guarded: every honest frame delivered, %u of 30", got);
+
+	/* Two paths active: ten forged frames in order on path 0 stay strays; an honest jump
+	 * (its frames arriving on both paths) is taken at its second frame. */
+	r = mk_guarded(64, 3, NULL, NULL);
+	sb_reorder_path_set_active(r, 0, true);
+	sb_reorder_path_set_active(r, 1, true);
+	for (i = 0; i < 4; i++)
+		put(r, i & 1, i, 0);
+	EXPECT(r, 0, 0, 1, 2, 3);
+	for (i = 0; i < 10; i++) {
+		v = sb_reorder_insert(r, 0, 5000 + i, &forged_tok[0], 1);
+		SB_CHECK(v == SB_REORDER_STRAY, "forged frame %u on one path: verdict %d", i, v);
+	}
+	SB_CHECK(sb_reorder_next_seq(r) == 4 && stats(r).lost_slide == 0, "window unmoved");
+	put(r, 0, 4, 2);
+	EXPECT(r, 2, 4);
+	v = sb_reorder_insert(r, 0, 200, &tok[200], 3);
+	SB_CHECK(v == SB_REORDER_STRAY, "honest jump, first frame: verdict %d", v);
+	v = sb_reorder_insert(r, 0, 201, &tok[201], 3);
+	SB_CHECK(v == SB_REORDER_STRAY, "honest jump, same path: verdict %d", v);
+	put(r, 1, 202, 3);	/* the other path confirms */
+	put(r, 0, 203, 3);	/* and the followers ride on it */
+	SB_CHECK(sb_reorder_next_seq(r) == 203 - 63, "window follows the jump: next %u",
+		sb_reorder_next_seq(r));
+	sb_reorder_path_set_active(r, 1, false);
+	EXPECT(r, 3, 202, 203);
+	st = stats(r);
+	SB_CHECK(st.stray == 12 && st.jump_refused == 0, "strays %" PRIu64, st.stray);
+	sb_reorder_free(r, NULL, NULL);
+
+	/* One path active: the jump's own frames confirm it, 3 after the first, each after
+	 * the one before (a repeated number does not count). */
+	r = mk_guarded(64, 3, NULL, NULL);
+	sb_reorder_path_set_active(r, 0, true);
+	put(r, 0, 0, 0);
+	EXPECT(r, 0, 0);
+	for (i = 0; i < 3; i++) {
+		v = sb_reorder_insert(r, 0, 100 + i, &tok[100 + i], 1);
+		SB_CHECK(v == SB_REORDER_STRAY, "single path, frame %u: verdict %d", i, v);
+	}
+	v = sb_reorder_insert(r, 0, 102, &tok[102], 1);
+	SB_CHECK(v == SB_REORDER_STRAY, "a repeated number: verdict %d", v);
+	put(r, 0, 103, 1);
+	EXPECT(r, 1, 103);
+	put(r, 0, 104, 1);
+	EXPECT(r, 1, 104);
+	sb_reorder_free(r, NULL, NULL);
+}
+
+/* A jump bound of 10 frames per clock unit since the last release in order. */
+static uint64_t bound_elapsed;
+
+static uint32_t
+bound_10_per_unit(void *arg, uint64_t elapsed)
+{
+	RTE_SET_USED(arg);
+	bound_elapsed = elapsed;
+	return elapsed > UINT32_MAX / 10 ? UINT32_MAX : (uint32_t)elapsed * 10;
+}
+
+/*
+ * A confirmed jump is taken only when no larger than the caller's bound: 1000 frames 1
+ * clock unit after the last release in order (bound 10) is refused, the window unchanged
+ * and traffic goes on; the same jump 200 units after (bound 2000) is taken.
+ */
+static void
+test_jump_bound(void)
+{
+	struct sb_reorder *r = mk_guarded(64, 3, bound_10_per_unit, NULL);
+	enum sb_reorder_verdict v;
+
+	sb_reorder_path_set_active(r, 0, true);
+	sb_reorder_path_set_active(r, 1, true);
+	put(r, 0, 0, 100);
+	put(r, 1, 1, 100);
+	EXPECT(r, 100, 0, 1);
+	v = sb_reorder_insert(r, 0, 1000, &forged_tok[0], 101);
+	SB_CHECK(v == SB_REORDER_STRAY, "jump, first: verdict %d", v);
+	v = sb_reorder_insert(r, 1, 1001, &forged_tok[1], 101);
+	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE && bound_elapsed == 1,
+		"jump of 1000 one unit after the last in order: refused (%d, elapsed %" PRIu64
+		")", v, bound_elapsed);
+	SB_CHECK(stats(r).jump_refused == 1 && sb_reorder_next_seq(r) == 2 &&
+		stats(r).lost_slide == 0, "refused: counted, window unchanged");
+	put(r, 0, 2, 102);
+	EXPECT(r, 102, 2);
+	v = sb_reorder_insert(r, 0, 1000, &tok[1000 % NTOK], 302);
+	SB_CHECK(v == SB_REORDER_STRAY, "later jump, first: verdict %d", v);
+	v = sb_reorder_insert(r, 1, 1001, &tok[1001 % NTOK], 302);
+	SB_CHECK(v == SB_REORDER_HELD && bound_elapsed == 200,
+		"jump of 1000 200 units after: taken (%d, elapsed %" PRIu64 ")", v, bound_elapsed);
+	SB_CHECK(sb_reorder_next_seq(r) == 1001 - 63, "next %u", sb_reorder_next_seq(r));
+	sb_reorder_free(r, NULL, NULL);
+}
+
 /* ---- Randomised: per-path FIFO paths, random interleaving, random losses. ---- */
 
 static uint64_t rng;
@@ -851,6 +1008,8 @@ main(int argc, char **argv)
 	test_late_fill();
 	test_stray();
 	test_free_reset();
+	test_forged_jump();
+	test_jump_bound();
 	test_random(nframes);
 	return sb_test_summary("test_reorder");
 }
