@@ -786,6 +786,28 @@ sb_reorder_stats_get(const struct sb_reorder *r, struct sb_reorder_stats *st)
 }
 
 void
+sb_reorder_stats_add(struct sb_reorder_stats *sum, const struct sb_reorder_stats *st)
+{
+	sum->in_order += st->in_order;
+	sum->reordered += st->reordered;
+	sum->late += st->late;
+	sum->late_filled += st->late_filled;
+	sum->duplicate += st->duplicate;
+	sum->out_of_range += st->out_of_range;
+	sum->stray += st->stray;
+	sum->jump_refused += st->jump_refused;
+	sum->bad_path += st->bad_path;
+	sum->lost_rule += st->lost_rule;
+	sum->lost_timeout += st->lost_timeout;
+	sum->lost_slide += st->lost_slide;
+	sum->occupancy += st->occupancy;
+	if (st->occupancy_hwm > sum->occupancy_hwm)
+		sum->occupancy_hwm = st->occupancy_hwm;
+	if (st->hold_max > sum->hold_max)
+		sum->hold_max = st->hold_max;
+}
+
+void
 sb_reorder_stats_foreach(const struct sb_reorder_stats *st, uint64_t hz,
 	void (*fn)(const char *name, uint64_t value, void *arg), void *arg)
 {

@@ -217,6 +217,12 @@ unsigned int sb_reorder_drain(struct sb_reorder *r, void **objs, unsigned int n,
 void sb_reorder_stats_get(const struct sb_reorder *r, struct sb_reorder_stats *st);
 
 /**
+ * Add the counters of @p st to @p sum (windows that are gone, or one report over many
+ * windows): frame counts add up, occupancy too; occupancy_hwm and hold_max keep the larger.
+ */
+void sb_reorder_stats_add(struct sb_reorder_stats *sum, const struct sb_reorder_stats *st);
+
+/**
  * Call @p fn with the name and value of every counter in @p st, in a fixed order: the one
  * list the exit report, the console and telemetry print. hold_max is given in microseconds
  * (as "hold_max_us").
