@@ -143,6 +143,13 @@ key_peer_silence_hold(struct cfg_ctx *x)
 }
 
 static int
+key_peer_evict(struct cfg_ctx *x)
+{
+	return parse_u32(x, SB_CONFIG_PEER_EVICT_MIN_S, SB_CONFIG_PEER_EVICT_MAX_S,
+		&x->c->peer_evict_s);
+}
+
+static int
 key_reorder_window(struct cfg_ctx *x)
 {
 	int ret = parse_u32(x, 2, 1u << 20, &x->c->reorder_window);
@@ -371,6 +378,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "hello_interval_ms", key_hello_interval },
 	{ "hello_multiplier", key_hello_multiplier },
 	{ "peer_silence_hold_ms", key_peer_silence_hold },
+	{ "peer_evict_s", key_peer_evict },
 	{ "hello_idle_interval_ms", key_hello_idle_interval },
 	{ "hello_idle_rx_max", key_hello_idle_rx_max },
 	{ "hello_unicast", key_hello_unicast },
@@ -463,6 +471,7 @@ sb_config_defaults(struct sb_config *c)
 	c->hello_interval_ms = 10;
 	c->hello_multiplier = 4;
 	c->peer_silence_hold_ms = 200;
+	c->peer_evict_s = SB_PEER_EVICT_DEFAULT_S;
 	c->hello_idle_interval_ms = 100;
 	c->hello_idle_rx_max = 80;
 	c->hello_unicast = true;
@@ -838,6 +847,7 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "hello_interval_ms", c->hello_interval_ms);
 	set_u(cfg, "seqbond", "hello_multiplier", c->hello_multiplier);
 	set_u(cfg, "seqbond", "peer_silence_hold_ms", c->peer_silence_hold_ms);
+	set_u(cfg, "seqbond", "peer_evict_s", c->peer_evict_s);
 	set_u(cfg, "seqbond", "hello_idle_interval_ms", c->hello_idle_interval_ms);
 	set_u(cfg, "seqbond", "hello_idle_rx_max", c->hello_idle_rx_max);
 	rte_cfgfile_add_entry(cfg, "seqbond", "hello_unicast", c->hello_unicast ? "on" : "off");
@@ -929,6 +939,7 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 		.hello_interval_ms = c->hello_interval_ms,
 		.hello_multiplier = c->hello_multiplier,
 		.peer_silence_hold_ms = c->peer_silence_hold_ms,
+		.peer_evict_s = c->peer_evict_s,
 		.hello_idle_interval_ms = c->hello_idle_interval_ms,
 		.hello_idle_rx_max = c->hello_idle_rx_max,
 		.hello_unicast = c->hello_unicast,

@@ -17,6 +17,10 @@
 #include "sb_reorder.h"
 
 #define SB_DEVARGS_LEN 256
+/** Range of peer_evict_s: at least a few detection times at the idle pace (a peer that
+ *  freezes for less keeps its slot), at most a day. */
+#define SB_CONFIG_PEER_EVICT_MIN_S 5
+#define SB_CONFIG_PEER_EVICT_MAX_S 86400
 #define SB_IFNAME_LEN 16
 
 /** [portN] passthrough: raw frames to and from a per-port kernel interface. */
@@ -41,6 +45,8 @@ struct sb_config {
 	uint32_t hello_interval_ms;
 	uint32_t hello_multiplier;	/**< Missed hellos before a path is down. */
 	uint32_t peer_silence_hold_ms;	/**< Hold of a peer silent on every path, ms. */
+	uint32_t peer_evict_s;		/**< A peer unheard on every path this long leaves
+					 *   the peer table, seconds. */
 	uint32_t reorder_window;	/**< Frames, power of two. */
 	uint32_t reorder_timeout_us;
 	uint32_t reorder_timeout_max_us;	/**< The hold may grow to this with the

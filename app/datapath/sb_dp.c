@@ -451,6 +451,7 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 		 * next; only a gap beyond the longest nap holds the timers. */
 		.tick_stall = sb_dp_tick_stall(dp, false),
 		.silence_hold = (uint64_t)conf->peer_silence_hold_ms * dp->hz / 1000,
+		.peer_evict = (uint64_t)conf->peer_evict_s * dp->hz,
 		.on_event = sb_dp_peer_event,
 		.event_arg = dp,
 		.data_rx = sb_dp_data_counts,

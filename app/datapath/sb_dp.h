@@ -51,6 +51,9 @@ struct sb_dp_conf {
 	uint32_t hello_multiplier;	/**< Missed hellos before a path is down. */
 	uint32_t peer_silence_hold_ms;	/**< A peer silent on every path at once keeps its
 					 *   paths this much longer, ms (sb_peer_tick()). */
+	uint32_t peer_evict_s;		/**< A peer unheard on every path this long leaves the
+					 *   table, seconds (sb_peer_conf peer_evict; 0: the
+					 *   library's default). */
 	uint32_t hello_idle_interval_ms;	/**< Hello interval once the host has carried
 						 *   nothing for SB_DP_HELLO_IDLE_AFTER_MS; 0
 						 *   or <= hello_interval_ms: never slower. */
