@@ -22,7 +22,7 @@ find_peer(struct cmdline *cl, const struct sb_snapshot *s, const char *arg)
 	if (arg == NULL)
 		return -1;
 	id = strtoul(arg, &end, 0);
-	if (*end == '\0' && end != arg)
+	if (*end == '\0' && end != arg && id != 0)
 		for (i = 0; i < s->peers.n_peers; i++)
 			if (s->peers.peer[i].host_id == id)
 				return i;
@@ -40,27 +40,55 @@ hello_age(char *buf, size_t len, const struct sb_path_info *pi)
 		snprintf(buf, len, "%.1f ms ago", pi->last_hello_age_us / 1000.0);
 }
 
+/* The second host found with peer @p p's host id (struct sb_peer_dup), under its row. */
+static void
+show_dup(struct cmdline *cl, const struct sb_snapshot *s, const struct sb_peer *p)
+{
+	char mac[RTE_ETHER_ADDR_FMT_SIZE], port[RTE_ETHER_ADDR_FMT_SIZE];
+
+	if (!p->dup.active)
+		return;
+	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)p->dup.agg_mac);
+	rte_ether_format_addr(port, sizeof(port),
+		(const struct rte_ether_addr *)p->dup.port_mac);
+	cmdline_printf(cl, "  DUPLICATE HOST ID: host %s instance %08x (port MAC %s, our port "
+		"%u) uses it too, refused for %.1f s (%" PRIu64 " hellos)\n", mac,
+		p->dup.instance, port, p->dup.local_port,
+		s->tsc > p->dup.since ? (double)(s->tsc - p->dup.since) / s->hz : 0.0,
+		p->dup.hellos);
+}
+
 static void
 show_peers(struct cmdline *cl, const struct sb_snapshot *s)
 {
+	const struct sb_dp_stats *st = &s->stats;
 	unsigned int i;
 
-	if (s->peers.n_peers == 0) {
+	if (sb_snap_n_peers(s) == 0) {
 		cmdline_printf(cl, "no peer heard yet\n");
-		return;
+	} else {
+		cmdline_printf(cl, "%-10s %-17s %-10s %-9s %-9s %-8s %-12s %s\n", "host_id",
+			"aggregate MAC", "instance", "paths up", "in stripe", "hello ms",
+			"tx seq next", "rx seq next");
 	}
-	cmdline_printf(cl, "%-10s %-17s %-10s %-9s %-9s %-8s %-12s %s\n", "host_id",
-		"aggregate MAC", "instance", "paths up", "in stripe", "hello ms", "tx seq next",
-		"rx seq next");
 	for (i = 0; i < s->peers.n_peers; i++) {
 		const struct sb_peer *p = &s->peers.peer[i];
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
+		if (!sb_snap_peer_used(s, i))
+			continue;
 		rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)p->agg_mac);
 		cmdline_printf(cl, "%-10u %-17s %08x   %u/%-7u %-9u %-8u %-12u %u\n", p->host_id,
 			mac, p->instance, p->n_up, p->n_paths, p->n_usable, p->interval_ms,
 			s->peer[i].tx_seq, s->peer[i].rx_next_seq);
+		show_dup(cl, s, p);
 	}
+	/* What the table refused or let go (docs/design.md, "Forged and mistaken hellos"). */
+	cmdline_printf(cl, "peer table: %u of %u slots, evicted %" PRIu64 ", displaced %" PRIu64
+		", restarts %" PRIu64 " (claims refused %" PRIu64 "), duplicate host ids %"
+		PRIu64 ", hellos refused %" PRIu64 "\n", sb_snap_n_peers(s), SB_MAX_PEERS,
+		st->peers_evicted, st->peers_displaced, st->peer_restarts, st->restarts_refused,
+		st->dup_host_ids, st->rx_hello_rejected);
 }
 
 static void
@@ -71,7 +99,7 @@ show_paths(struct cmdline *cl, const struct sb_snapshot *s, int only)
 	for (i = 0; i < s->peers.n_peers; i++) {
 		const struct sb_peer *p = &s->peers.peer[i];
 
-		if (only >= 0 && (unsigned int)only != i)
+		if ((only >= 0 && (unsigned int)only != i) || !sb_snap_peer_used(s, i))
 			continue;
 		cmdline_printf(cl, "peer %u: %u of %u paths up, %u in the stripe\n", p->host_id,
 			p->n_up, p->n_paths, p->n_usable);
@@ -107,7 +135,7 @@ show_reorder(struct cmdline *cl, const struct sb_snapshot *s, int only)
 	unsigned int i;
 
 	for (i = 0; i < s->peers.n_peers; i++) {
-		if (only >= 0 && (unsigned int)only != i)
+		if ((only >= 0 && (unsigned int)only != i) || !sb_snap_peer_used(s, i))
 			continue;
 		cmdline_printf(cl, "peer %u reorder window (timeout %u us)\n",
 			s->peers.peer[i].host_id, s->reorder_timeout_us);
@@ -137,7 +165,7 @@ show(struct cmdline *cl, const char *what, const char *peer_arg)
 	only = find_peer(cl, s, peer_arg);
 	if (only == -2)
 		return;
-	if (s->peers.n_peers == 0)
+	if (sb_snap_n_peers(s) == 0)
 		cmdline_printf(cl, "no peer heard yet\n");
 	else if (strcmp(what, "paths") == 0)
 		show_paths(cl, s, only);

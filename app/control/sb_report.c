@@ -59,6 +59,8 @@ sb_report_print(FILE *f, const struct sb_snapshot *s)
 		const struct sb_snap_peer *sp = &s->peer[i];
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
+		if (!sb_snap_peer_used(s, i))
+			continue;
 		rte_ether_format_addr(mac, sizeof(mac),
 			(const struct rte_ether_addr *)peer->agg_mac);
 		fprintf(f, " peer %u (%s): %u of %u paths up\n", peer->host_id, mac, peer->n_up,
@@ -74,6 +76,14 @@ sb_report_print(FILE *f, const struct sb_snapshot *s)
 		}
 		fprintf(f, "  reorder:");
 		sb_reorder_stats_foreach(&sp->reorder, s->hz, print_inline, f);
+		fprintf(f, "\n");
+	}
+	if (s->stats.peers_evicted + s->stats.peers_displaced != 0) {
+		/* Their windows are gone, not their frames: the sums still balance. */
+		fprintf(f, " peers that left the table (%" PRIu64 " evicted, %" PRIu64
+			" displaced):\n", s->stats.peers_evicted, s->stats.peers_displaced);
+		fprintf(f, "  reorder:");
+		sb_reorder_stats_foreach(&s->reorder_gone, s->hz, print_inline, f);
 		fprintf(f, "\n");
 	}
 	fflush(f);

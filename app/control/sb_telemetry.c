@@ -107,7 +107,7 @@ list_params(const struct sb_snapshot *s, const char *params, struct list_params 
 	if (*end != '\0' || errno != 0 || v == 0 || v > UINT32_MAX)
 		return -EINVAL;
 	for (i = 0; i < s->peers.n_peers; i++)
-		if (s->peers.peer[i].host_id == v) {
+		if (sb_snap_peer_used(s, i) && s->peers.peer[i].host_id == v) {
 			lp->peer = i;
 			return 0;
 		}
@@ -162,7 +162,7 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	rte_tel_data_add_dict_string(d, "exception_type", sb_exc_type_name(s->exc_type));
 	rte_tel_data_add_dict_string(d, "scheduler", s->scheduler);
 	rte_tel_data_add_dict_u64(d, "ports", s->n_ports);
-	rte_tel_data_add_dict_u64(d, "peers", s->peers.n_peers);
+	rte_tel_data_add_dict_u64(d, "peers", sb_snap_n_peers(s));
 	rte_tel_data_add_dict_u64(d, "reorder_timeout_us", s->reorder_timeout_us);
 	rte_tel_data_add_dict_u64(d, "hello_interval_ms", s->hello_interval_ms);
 	sb_dp_stats_foreach(&s->stats, add_u64, d);
@@ -194,7 +194,7 @@ tel_peers(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 		struct rte_tel_data *c;
 		char mac[RTE_ETHER_ADDR_FMT_SIZE], name[16];
 
-		if (lp.peer != -1 && lp.peer != (int)i)
+		if ((lp.peer != -1 && lp.peer != (int)i) || !sb_snap_peer_used(s, i))
 			continue;
 		if (!on_page(&lp, k++, PAGE_PEERS))
 			continue;
@@ -211,6 +211,21 @@ tel_peers(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 		rte_tel_data_add_dict_u64(c, "hello_interval_ms", p->interval_ms);
 		rte_tel_data_add_dict_u64(c, "tx_seq_next", s->peer[i].tx_seq);
 		rte_tel_data_add_dict_u64(c, "rx_seq_next", s->peer[i].rx_next_seq);
+		rte_tel_data_add_dict_u64(c, "restarts", p->restarts);
+		rte_tel_data_add_dict_u64(c, "claims_refused", p->claims_refused);
+		/* A second host with this host id (struct sb_peer_dup), refused. */
+		rte_tel_data_add_dict_u64(c, "dup_host_id", p->dup.active);
+		if (p->dup.active) {
+			rte_ether_format_addr(mac, sizeof(mac),
+				(const struct rte_ether_addr *)p->dup.agg_mac);
+			rte_tel_data_add_dict_string(c, "dup_mac", mac);
+			rte_ether_format_addr(mac, sizeof(mac),
+				(const struct rte_ether_addr *)p->dup.port_mac);
+			rte_tel_data_add_dict_string(c, "dup_port_mac", mac);
+			rte_tel_data_add_dict_u64(c, "dup_port", p->dup.local_port);
+			rte_tel_data_add_dict_u64(c, "dup_instance", p->dup.instance);
+			rte_tel_data_add_dict_u64(c, "dup_hellos", p->dup.hellos);
+		}
 		snprintf(name, sizeof(name), "%u", p->host_id);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
@@ -243,7 +258,7 @@ tel_paths(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 	for (i = 0; i < s->peers.n_peers; i++) {
 		const struct sb_peer *p = &s->peers.peer[i];
 
-		if (lp.peer != -1 && lp.peer != (int)i)
+		if ((lp.peer != -1 && lp.peer != (int)i) || !sb_snap_peer_used(s, i))
 			continue;
 		for (j = 0; j < p->n_paths; j++) {
 			struct sb_path_info pi;
@@ -307,7 +322,7 @@ tel_latency(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 		struct rte_tel_data *c;
 		char name[24];
 
-		if (lp.peer != -1 && lp.peer != (int)i)
+		if ((lp.peer != -1 && lp.peer != (int)i) || !sb_snap_peer_used(s, i))
 			continue;
 		if (!on_page(&lp, k++, PAGE_LATENCY))
 			continue;
@@ -344,7 +359,7 @@ tel_reorder(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 		struct rte_tel_data *c;
 		char name[24];
 
-		if (lp.peer != -1 && lp.peer != (int)i)
+		if ((lp.peer != -1 && lp.peer != (int)i) || !sb_snap_peer_used(s, i))
 			continue;
 		if (!on_page(&lp, k++, PAGE_PEERS))
 			continue;

@@ -150,6 +150,16 @@ struct sb_dp_stats {
 	uint64_t silence_holds;		/**< Peers found silent on every path at once, their
 					 *   paths held (peer_silence_hold_ms)... */
 	uint64_t silence_heard;		/**< ... and of those, heard again within the hold. */
+	/* The peer table's own counters (struct sb_peer_table), copied by the TX worker. */
+	uint64_t peers_evicted;		/**< Peers unheard for peer_evict_s: left the table. */
+	uint64_t peers_displaced;	/**< Silent peers whose slot a new peer took (full). */
+	uint64_t peer_restarts;		/**< Restarts of peers believed (window reset) ... */
+	uint64_t restarts_refused;	/**< ... claims of one that ended unbelieved ... */
+	uint64_t restarts_limited;	/**< ... of those, held back by the rate limit. */
+	uint64_t dup_host_ids;		/**< Second hosts found using a peer's host id (a
+					 *   cloned image, a copied config): logged at ERR. */
+	uint64_t rate_clamped;		/**< Hellos whose port rate was raised to the floor
+					 *   (SB_PEER_RATE_FLOOR_KBPS). */
 	uint64_t tx_no_path;		/**< No peer, or no path in the stripe: dropped. */
 	uint64_t tx_too_big;		/**< Larger than the path MTU after encapsulation: dropped. */
 	uint64_t tx_backpressure;	/**< Times every path was full and frames waited. */
@@ -181,6 +191,8 @@ struct sb_dp_stats {
 	uint64_t rx_duplicate;
 	uint64_t rx_out_of_range;
 	uint64_t rx_stray;		/**< A window ahead, unconfirmed: dropped. */
+	uint64_t rx_peer_gone_drop;	/**< Held in the window of a peer that left the table
+					 *   (SB_DP_MSG_PEER_GONE): dropped. */
 	uint64_t exc_tx;		/**< Frames handed to the kernel. */
 	uint64_t exc_tx_drop;		/**< The exception path refused frames for a while (sb0
 					 *   down) and the worker's queue overflowed: dropped. */
@@ -267,7 +279,10 @@ struct sb_snapshot {
 		uint64_t tx_frames, tx_bytes;
 		uint64_t busy_ns;	/**< Modelled backlog now. */
 	} port[SB_MAX_PORTS];
-	struct sb_peer_table peers;
+	struct sb_peer_table peers;	/**< Slots with host_id 0 are free (a peer left the
+					 *   table): sb_snap_peer_used(). */
+	struct sb_reorder_stats reorder_gone;	/**< Counters of the windows of peers that
+						 *   left the table, summed (occupancy 0). */
 	unsigned int n_workers;
 	struct sb_snap_worker {
 		unsigned int lcore;
@@ -294,6 +309,28 @@ struct sb_snapshot {
 		uint64_t lat_sb0_wire[SB_DP_LAT_BUCKETS];
 	} peer[SB_MAX_PEERS];
 };
+
+/**
+ * @return whether peer slot @p i of snapshot @p s holds a peer: a slot whose peer left the
+ *   table (host id 0) is free, and every report, console command and telemetry endpoint
+ *   skips it.
+ */
+static inline bool
+sb_snap_peer_used(const struct sb_snapshot *s, unsigned int i)
+{
+	return i < s->peers.n_peers && s->peers.peer[i].host_id != 0;
+}
+
+/** @return the peers in snapshot @p s (its used slots). */
+static inline unsigned int
+sb_snap_n_peers(const struct sb_snapshot *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->peers.n_peers; i++)
+		n += s->peers.peer[i].host_id != 0;
+	return n;
+}
 
 /** One path as every front end shows it (sb_dp_path_info()): one definition of each
  *  derived figure. "tx" is our frames towards the peer (as the peer reports them), "rx"
@@ -332,7 +369,7 @@ struct sb_path_info {
 
 /**
  * Fill @p pi with path @p path of peer @p peer (indexes into the snapshot's table).
- * @return 0, or -EINVAL for indexes out of range.
+ * @return 0, or -EINVAL for indexes out of range or a free peer slot.
  */
 int sb_dp_path_info(const struct sb_snapshot *s, unsigned int peer, unsigned int path,
 	struct sb_path_info *pi);

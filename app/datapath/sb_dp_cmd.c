@@ -71,10 +71,14 @@ snapshot_rx(struct sb_dp *dp, struct sb_dp_rx *rx, struct sb_snapshot *snap, uin
 	snap->exc_queued += rx->exc_txq.n;
 	sw->n_ports = rx->n_ports;
 	memcpy(sw->ports, rx->ports, sizeof(sw->ports));
+	/* Summed over RX workers as the counters are (sb_dp_snapshot() adds). */
+	sb_reorder_stats_add(&snap->reorder_gone, &rx->reorder_gone);
 	for (i = rx->id; i < rx->map.n_peers; i += dp->n_rx) {
 		const struct sb_dp_rx_peer *rp = &dp->rx_peer[i];
 		struct sb_snap_peer *sp = &snap->peer[i];
 
+		if (rx->map.peer[i].host_id == 0)
+			continue;	/* a free slot: its peer left the table */
 		sw->n_peers++;
 		memcpy(sp->path_rx, rp->path_rx, sizeof(sp->path_rx));
 		memcpy(sp->path_rx_bytes, rp->path_rx_bytes, sizeof(sp->path_rx_bytes));

@@ -68,6 +68,92 @@ queue_allowance_us(const struct sb_peer *peer, unsigned int j)
 	return spread > peer->path[j].fb.owd_min_us ? spread - peer->path[j].fb.owd_min_us : 0;
 }
 
+/* The sequence number to start peer @p host_id at: where it left off when it left the table
+ * (struct sb_dp_seq_memory; the entry is taken), else the configured or a random one. */
+static uint32_t
+seq_start(struct sb_dp *dp, uint32_t host_id)
+{
+	struct sb_dp_seq_memory *m = dp->tx->seq_memory;
+	unsigned int k;
+
+	for (k = 0; k < SB_DP_SEQ_MEMORY; k++)
+		if (m[k].host_id == host_id) {
+			m[k].host_id = 0;
+			return m[k].tx_seq;
+		}
+	return dp->conf.initial_seq_set ? dp->conf.initial_seq : (uint32_t)rte_rand();
+}
+
+/* Peer @p host_id leaves the table with @p tx_seq next: remember it in a free entry, else in
+ * the oldest. */
+static void
+seq_remember(struct sb_dp *dp, uint32_t host_id, uint32_t tx_seq)
+{
+	struct sb_dp_seq_memory *m = dp->tx->seq_memory;
+	unsigned int k, pick = 0;
+
+	for (k = 0; k < SB_DP_SEQ_MEMORY; k++) {
+		if (m[k].host_id == 0 || m[k].host_id == host_id) {
+			pick = k;
+			break;
+		}
+		if (m[k].gone < m[pick].gone)
+			pick = k;
+	}
+	m[pick] = (struct sb_dp_seq_memory){ host_id, tx_seq, rte_rdtsc() };
+}
+
+/*
+ * Peer @p pi left the table: everything the TX worker keeps under its index starts afresh,
+ * as for a peer never heard (the index comes back as the next new peer). Frames set aside
+ * for it are dropped (tx_no_path: it has no path now); its scheduler starts over. Its
+ * sequence number is remembered by host id (seq_remember()).
+ */
+static void
+tx_peer_forget(struct sb_dp *dp, unsigned int pi, uint32_t host_id)
+{
+	struct sb_dp_tx *tx = dp->tx;
+	struct sb_dp_tx_peer *tp = &tx->peer[pi];
+	struct sb_sched_view empty = { .n_paths = 0 };
+	uint64_t max_backlog_ns = tp->view.max_backlog_ns;
+
+	seq_remember(dp, host_id, tp->tx_seq);
+	for (; tp->held_n > 0; tp->held_n--) {
+		rte_pktmbuf_free(tp->held[tp->held_head]);
+		tp->held_head = (tp->held_head + 1) % SB_DP_PEER_HELD;
+		tx->n_held--;
+		tx->stats->tx_no_path++;
+	}
+	sb_sched_fini(&tp->sched);
+	memset(tp, 0, sizeof(*tp));
+	tp->view.max_backlog_ns = max_backlog_ns;
+	/* Its policy's init with no path cannot fail but for memory; the peer then has no
+	 * scheduler state, which sb_sched_pick() of ops without state tolerates. */
+	if (sb_sched_init(&tp->sched, tx->sched_ops, &empty) != 0)
+		DP_LOG(ERR, "peer slot %u: scheduler %s: cannot start it afresh", pi,
+			tx->sched_ops->name);
+	__atomic_store_n(&dp->rx_peer[pi].delay_spread_us, 0, __ATOMIC_RELAXED);
+}
+
+/* Say loudly that a second host uses peer @p peer's host id (struct sb_peer_dup). */
+static void
+dup_report(struct sb_dp *dp, const struct sb_peer *peer)
+{
+	char mac1[RTE_ETHER_ADDR_FMT_SIZE], mac2[RTE_ETHER_ADDR_FMT_SIZE],
+		port2[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_ether_format_addr(mac1, sizeof(mac1), (const struct rte_ether_addr *)peer->agg_mac);
+	rte_ether_format_addr(mac2, sizeof(mac2),
+		(const struct rte_ether_addr *)peer->dup.agg_mac);
+	rte_ether_format_addr(port2, sizeof(port2),
+		(const struct rte_ether_addr *)peer->dup.port_mac);
+	DP_LOG(ERR, "duplicate host id %u: host %s instance %08x and host %s instance %08x "
+		"(port MAC %s, heard on our port %u) both use it; %s is kept, %s is refused: "
+		"give each host its own host_id at %.6f", peer->host_id, mac1, peer->instance,
+		mac2, peer->dup.instance, port2, peer->dup.local_port, mac1, mac2, wall_clock());
+	dp->tx->stats->dup_host_ids = dp->tx->peers.dup_host_ids;
+}
+
 void
 sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 {
@@ -87,8 +173,7 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 	switch (ev->type) {
 	case SB_PEER_EV_NEW:
 		DP_LOG(INFO, "peer %u (%s) discovered", peer->host_id, mac);
-		tp->tx_seq = dp->conf.initial_seq_set ? dp->conf.initial_seq :
-			(uint32_t)rte_rand();
+		tp->tx_seq = seq_start(dp, peer->host_id);
 		msg.type = SB_DP_MSG_PEER;
 		memcpy(msg.mac, peer->agg_mac, SB_ETH_ALEN);
 		sb_dp_msg_all(dp, &msg);
@@ -179,6 +264,18 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 			"%u ms at %.6f", peer->host_id, dp->conf.peer_silence_hold_ms,
 			wall_clock());
 		break;
+	case SB_PEER_EV_PEER_GONE:
+		/* Its paths went down first (their events and messages); now its slot. */
+		DP_LOG(NOTICE, "peer %u left the table: unheard on every path for %.1f s at "
+			"%.6f", peer->host_id, (double)(rte_rdtsc() - peer->last_heard) / dp->hz,
+			wall_clock());
+		tx_peer_forget(dp, ev->peer, peer->host_id);
+		msg.type = SB_DP_MSG_PEER_GONE;
+		sb_dp_msg_all(dp, &msg);
+		break;
+	case SB_PEER_EV_DUP_HOST_ID:
+		dup_report(dp, peer);
+		break;
 	case SB_PEER_EV_HEARD:
 		DP_LOG(NOTICE, "peer %u heard again after %.1f ms silent on every path (%s) "
 			"at %.6f", peer->host_id,
@@ -200,6 +297,25 @@ spread_publish(struct sb_dp *dp, unsigned int pi)
 
 	if (v != __atomic_load_n(&dp->rx_peer[pi].delay_spread_us, __ATOMIC_RELAXED))
 		__atomic_store_n(&dp->rx_peer[pi].delay_spread_us, v, __ATOMIC_RELAXED);
+}
+
+/* The peer table's counters into the TX worker's (the one counter list every front end
+ * prints). */
+static void
+table_counters_copy(struct sb_dp_tx *tx)
+{
+	const struct sb_peer_table *t = &tx->peers;
+	struct sb_dp_stats *st = tx->stats;
+
+	st->silence_holds = t->silence_holds;
+	st->silence_heard = t->silence_heard;
+	st->peers_evicted = t->evicted;
+	st->peers_displaced = t->displaced;
+	st->peer_restarts = t->restarts;
+	st->restarts_refused = t->restarts_refused;
+	st->restarts_limited = t->restarts_limited;
+	st->dup_host_ids = t->dup_host_ids;
+	st->rate_clamped = t->rate_clamped;
 }
 
 unsigned int
@@ -811,8 +927,7 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 			tx->next_hello = now + tx->hello_period;
 	}
 	sb_peer_tick(&tx->peers, now);
-	tx->stats->silence_holds = tx->peers.silence_holds;
-	tx->stats->silence_heard = tx->peers.silence_heard;
+	table_counters_copy(tx);
 	if (tx->peers.tick_stalls != tx->stats->tick_stalls) {
 		uint64_t us = tx->peers.tick_stall_last * 1000000 / dp->hz;
 

@@ -162,6 +162,9 @@ enum sb_dp_msg_type {
 	SB_DP_MSG_PATH_DOWN,	/**< Path down: its data count resyncs. */
 	SB_DP_MSG_RX_IDLE,	/**< The peer stopped sending on the path: out of the loss rule. */
 	SB_DP_MSG_RX_ACTIVE,	/**< The peer sends on the path: in the loss rule. */
+	SB_DP_MSG_PEER_GONE,	/**< The peer left the table (SB_PEER_EV_PEER_GONE): its map
+				 *   entry, window and counts go; the index may come back as
+				 *   another peer (SB_DP_MSG_PEER). */
 };
 
 /** One message, an element of the msg_ring (a multiple of 4 bytes). */
@@ -194,10 +197,30 @@ struct sb_dp_rx {
 	uint64_t reorder_timeout_max;	/**< TSC cycles: the most the spread may raise it to. */
 	uint64_t busy_peers;		/**< Bit per peer (index) whose window may own frames:
 					 *   set by an insert, cleared by a drain that empties it. */
+	struct sb_reorder_stats reorder_gone;	/**< Counters of the windows of peers that
+						 *   left the table, summed (the exit report
+						 *   balances frames with them). */
 	uint64_t answer_delivered;	/**< exc_tx when answers were last expected. */
 	uint32_t answer_probe;		/**< Deliveries while answers did not come. */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
+};
+
+/*
+ * Sequence numbers of peers that left the table, by host id: a peer evicted while it was cut
+ * off (a switch down for a minute) may come back with its reorder window still expecting
+ * our next number. A fresh random start would be behind it half the time, and every frame
+ * late (dropped) for up to 2^31 frames; ahead, it is a jump larger than the paths could
+ * have carried (refused). So a returning host id continues where it left off. Host ids
+ * heard once (forged) take the oldest entry: a real peer is forgotten only after this
+ * many others left since it did.
+ */
+#define SB_DP_SEQ_MEMORY SB_MAX_PEERS
+
+struct sb_dp_seq_memory {
+	uint32_t host_id;		/**< 0: free. */
+	uint32_t tx_seq;		/**< Its next sequence number when it left. */
+	uint64_t gone;			/**< TSC when it left (the oldest goes first). */
 };
 
 /** The TX worker's state. */
@@ -235,6 +258,7 @@ struct sb_dp_tx {
 	uint16_t pending_go;		/**< pending[] index of a frame known to be able to go
 					 *   past a blocked peer's (0: none known). */
 	uint32_t n_held;		/**< Frames in every peer's held FIFO. */
+	struct sb_dp_seq_memory seq_memory[SB_DP_SEQ_MEMORY];
 	/* Answers from the kernel (sb_dp.c): a window opens when an RX worker delivers. */
 	uint64_t answer_from;		/**< TSC | 1 of the last delivery (RX workers write,
 					 *   __atomic relaxed). */

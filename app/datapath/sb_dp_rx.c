@@ -376,6 +376,44 @@ window_create(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer)
 			rx->map.peer[peer].host_id);
 }
 
+/* Count a frame a gone peer's window held as dropped (sb_reorder_free()'s free_obj). */
+static void
+free_gone(void *obj, void *arg)
+{
+	struct sb_dp_rx *rx = arg;
+
+	rte_pktmbuf_free(obj);
+	rx->stats->rx_peer_gone_drop++;
+}
+
+/* Peer @p peer left the table: forget its paths, free its window (what it held is dropped
+ * and counted; its counters join reorder_gone), clear its counts. */
+static void
+peer_gone(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer, bool mine)
+{
+	struct sb_dp_rx_peer *rp = &dp->rx_peer[peer];
+	struct sb_reorder_stats st;
+
+	sb_peer_map_clear_peer(&rx->map, peer);
+	if (!mine)
+		return;
+	if (rp->reorder != NULL) {
+		sb_reorder_stats_get(rp->reorder, &st);
+		st.occupancy = 0;	/* what it holds is dropped below: rx_peer_gone_drop */
+		sb_reorder_stats_add(&rx->reorder_gone, &st);
+		sb_reorder_free(rp->reorder, free_gone, rx);
+		rp->reorder = NULL;
+	}
+	rx->busy_peers &= ~(UINT64_C(1) << peer);
+	/* The TX worker cleared what it writes here (delay spread) before it sent
+	 * the message; the rest is the owner's. */
+	memset(rp->path_rx, 0, sizeof(rp->path_rx));
+	memset(rp->path_rx_bytes, 0, sizeof(rp->path_rx_bytes));
+	memset(rp->data, 0, sizeof(rp->data));
+	memset(rp->lat, 0, sizeof(rp->lat));
+	rp->timeout_set = 0;
+}
+
 void
 sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 {
@@ -407,6 +445,9 @@ sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 				memset(rp->path_rx, 0, sizeof(rp->path_rx));
 				memset(rp->path_rx_bytes, 0, sizeof(rp->path_rx_bytes));
 				memset(rp->data, 0, sizeof(rp->data));
+				break;
+			case SB_DP_MSG_PEER_GONE:
+				peer_gone(dp, rx, g->peer, mine);
 				break;
 			case SB_DP_MSG_PATH:
 				sb_peer_map_set_path(&rx->map, g->peer, g->path, g->local_port,

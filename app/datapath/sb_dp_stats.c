@@ -19,7 +19,10 @@ static const struct stat_field tx_fields[] = {
 	FIELD(tx_flood_copies), FIELD(tx_hello), FIELD(hello_slow), FIELD(tx_probe),
 	FIELD(tx_probe_elided), FIELD(tx_hello_unicast), FIELD(tx_hello_brief),
 	FIELD(tx_hello_triggered), FIELD(tx_hello_drop),
-	FIELD(tick_stalls), FIELD(silence_holds), FIELD(silence_heard), FIELD(tx_no_path),
+	FIELD(tick_stalls), FIELD(silence_holds), FIELD(silence_heard),
+	FIELD(peers_evicted), FIELD(peers_displaced), FIELD(peer_restarts),
+	FIELD(restarts_refused), FIELD(restarts_limited), FIELD(dup_host_ids),
+	FIELD(rate_clamped), FIELD(tx_no_path),
 	FIELD(tx_too_big), FIELD(tx_backpressure), FIELD(tx_peer_held), FIELD(tx_peer_drop),
 	FIELD(tx_queue_drop), FIELD(tx_nombuf),
 	FIELD(tx_passthrough), FIELD(tx_passthrough_drop),
@@ -30,7 +33,8 @@ static const struct stat_field tx_fields[] = {
 static const struct stat_field rx_fields[] = {
 	FIELD(rx_unknown_peer), FIELD(rx_hello_rejected), FIELD(rx_hello_not_ours),
 	FIELD(rx_late_dropped), FIELD(rx_late_delivered), FIELD(rx_duplicate),
-	FIELD(rx_out_of_range), FIELD(rx_stray), FIELD(rx_forwarded), FIELD(ring_full), FIELD(exc_tx), FIELD(exc_tx_drop), FIELD(exc_too_big),
+	FIELD(rx_out_of_range), FIELD(rx_stray), FIELD(rx_peer_gone_drop), FIELD(rx_forwarded),
+	FIELD(ring_full), FIELD(exc_tx), FIELD(exc_tx_drop), FIELD(exc_too_big),
 	FIELD(loops), FIELD(idle_sleeps), FIELD(idle_port_wakeups), FIELD(idle_kernel_wakeups),
 	FIELD(idle_kick_wakeups), FIELD(idle_timer_wakeups), FIELD(idle_naps),
 	FIELD(answer_polls), FIELD(answer_misses),
@@ -69,7 +73,7 @@ sb_dp_path_info(const struct sb_snapshot *s, unsigned int peer, unsigned int pat
 	const struct sb_snap_peer *sp;
 	uint64_t all, lost;
 
-	if (peer >= s->peers.n_peers || path >= s->peers.peer[peer].n_paths)
+	if (!sb_snap_peer_used(s, peer) || path >= s->peers.peer[peer].n_paths)
 		return -EINVAL;
 	p = &s->peers.peer[peer];
 	pa = &p->path[path];

@@ -8,7 +8,9 @@ Per host, from the last report in its log:
   rx        frames read from member ports = foreign + malformed (per reason) + hellos
             that decoded + unknown peer + data + frames a full ring between lcores dropped
   reorder   data frames offered to the windows = released in order + released reordered
-            + late + duplicate + out of range + stray + held at exit (summed over peers)
+            + late + duplicate + out of range + stray + jump refused + held at exit (summed
+            over peers, and the peers that left the table) + held by a window when its peer
+            left the table (rx_peer_gone_drop)
   to kernel frames released towards the kernel (in order + reordered + late delivered)
             = accepted by the exception port + its queue overflow + too big for it + still
             queued at exit
@@ -26,7 +28,8 @@ import sys
 
 DROPS = ["tx_no_path", "tx_peer_drop", "tx_hello_drop", "tx_too_big", "tx_queue_drop", "tx_nombuf", "rx_foreign",
          "rx_unknown_peer", "rx_hello_rejected", "rx_late_dropped", "rx_late_delivered",
-         "rx_duplicate", "rx_out_of_range", "rx_stray", "exc_tx_drop", "exc_too_big"]
+         "rx_duplicate", "rx_out_of_range", "rx_stray", "rx_peer_gone_drop", "exc_tx_drop",
+         "exc_too_big", "tx_flood_slow_drop"]
 
 
 def parse(path):
@@ -59,7 +62,8 @@ def check(path):
     if c["rx"] != rx:
         errors.append("rx %d != sum of outcomes %d" % (c["rx"], rx))
     ro = sum(r.get(k, 0) for k in ("in_order", "reordered", "late", "duplicate",
-                                    "out_of_range", "stray", "occupancy"))
+                                    "out_of_range", "stray", "jump_refused", "occupancy"))
+    ro += c.get("rx_peer_gone_drop", 0)
     if c["rx_data"] != ro:
         errors.append("rx_data %d != reorder outcomes + held %d (%s)" % (c["rx_data"], ro, r))
     # late_policy fill delivers a late frame only into a hole the window skipped
