@@ -133,6 +133,7 @@ tx_peer_forget(struct sb_dp *dp, unsigned int pi, uint32_t host_id)
 		DP_LOG(ERR, "peer slot %u: scheduler %s: cannot start it afresh", pi,
 			tx->sched_ops->name);
 	__atomic_store_n(&dp->rx_peer[pi].delay_spread_us, 0, __ATOMIC_RELAXED);
+	memset(dp->rx_peer[pi].path_rate_kbps, 0, sizeof(dp->rx_peer[pi].path_rate_kbps));
 }
 
 /* Say loudly that a second host uses peer @p peer's host id (struct sb_peer_dup). */
@@ -299,6 +300,30 @@ spread_publish(struct sb_dp *dp, unsigned int pi)
 		__atomic_store_n(&dp->rx_peer[pi].delay_spread_us, v, __ATOMIC_RELAXED);
 }
 
+/*
+ * Peer @p pi's path rates for the owner of its window: what each path could carry (the
+ * smaller of our port's rate and the peer port's announced one, sb_path_rate_bps(); not the
+ * estimate, which may sit below what arrives), 0 for a path that is down. The owner bounds
+ * sequence gaps and window jumps by them (sb_dp_rx.c). Written only when one changes.
+ */
+static inline void
+rates_publish(struct sb_dp *dp, unsigned int pi)
+{
+	const struct sb_peer *peer = &dp->tx->peers.peer[pi];
+	uint32_t *out = dp->rx_peer[pi].path_rate_kbps;
+	unsigned int j;
+
+	for (j = 0; j < peer->n_paths; j++) {
+		const struct sb_path *path = &peer->path[j];
+		uint32_t v = path->state == SB_PATH_DOWN ? 0 : (uint32_t)RTE_MIN(
+			sb_path_rate_bps(path, dp->tx->port[path->local_port].rate_bps) / 1000,
+			(uint64_t)UINT32_MAX);
+
+		if (v != __atomic_load_n(&out[j], __ATOMIC_RELAXED))
+			__atomic_store_n(&out[j], v, __ATOMIC_RELAXED);
+	}
+}
+
 /* The peer table's counters into the TX worker's (the one counter list every front end
  * prints). */
 static void
@@ -349,10 +374,12 @@ sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 				int pi = sb_peer_hello_rx(&tx->peers, index, buf + SB_ETH_ALEN,
 					&h, rte_pktmbuf_pkt_len(m[i]), tx->port[index].mtu, now);
 
-				if (pi < 0)
+				if (pi < 0) {
 					tx->stats->rx_hello_rejected++;
-				else
+				} else {
 					spread_publish(dp, (unsigned int)pi);
+					rates_publish(dp, (unsigned int)pi);
+				}
 			}
 			rte_pktmbuf_free(m[i]);
 		}

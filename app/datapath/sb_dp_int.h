@@ -150,6 +150,16 @@ struct sb_dp_rx_peer {
 	/** The peer's delay spread (sb_peer_delay_spread_us()), us: written by the TX
 	 *  worker as hellos come, read by the window's owner. */
 	uint32_t delay_spread_us;
+	/** Each path's rate, kbit/s (sb_path_rate_bps(), 0 while down): written by the TX
+	 *  worker as hellos come, read by the window's owner to bound what the path could have
+	 *  carried (a sequence gap, a window jump: sb_dp_rx.c). */
+	uint32_t path_rate_kbps[SB_PEER_MAX_PATHS];
+	uint64_t path_last[SB_PEER_MAX_PATHS];	/**< TSC of the poll that read the path's
+						 *   last DATA frame (owner); 0: none yet ... */
+	uint64_t path_from[SB_PEER_MAX_PATHS];	/**< ... and of the poll before that one
+						 *   which read some (sb_dp_rx.c,
+						 *   data_account()). */
+	uint64_t hz;			/**< TSC cycles per second (the window's jump bound). */
 	uint64_t timeout_set;		/**< The hold the window has now, TSC cycles (owner). */
 	uint64_t lat[SB_DP_LAT_BUCKETS];	/**< Wire -> sb0 latency (owner). */
 } __rte_cache_aligned;
@@ -222,6 +232,10 @@ struct sb_dp_seq_memory {
 	uint32_t tx_seq;		/**< Its next sequence number when it left. */
 	uint64_t gone;			/**< TSC when it left (the oldest goes first). */
 };
+
+/** Frames on a window jump's own path that confirm it while the peer sends on one path only
+ *  (struct sb_reorder_conf jump_confirm): a jump costs 4 frames there, 1 on two paths. */
+#define SB_DP_JUMP_CONFIRM 3
 
 /** The TX worker's state. */
 struct sb_dp_tx {

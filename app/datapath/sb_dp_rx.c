@@ -44,6 +44,30 @@ pass_on(struct sb_dp *dp, struct sb_dp_rx *rx, struct rte_ring *r, struct sb_dp_
 	sb_dp_kick_later(rx->w, to);
 }
 
+/*
+ * Count a DATA frame of path @p path: a gap in its path sequence numbers counts as loss only
+ * up to what the path could have carried (its published rate, sb_path_frames_bound();
+ * struct sb_seq_track) since the poll before the one that read this frame: every frame one
+ * poll reads arrived after that, whatever their order in the burst. So forged numbers cannot
+ * push a path out of the stripe for loss. Before the path's first two polls with data (or
+ * after it came back) only the 8-bit number bounds a gap.
+ */
+static inline void
+data_account(const struct sb_dp *dp, struct sb_dp_rx_peer *rp, unsigned int path,
+	uint8_t path_seq, uint32_t wire_len, uint32_t full_len, uint64_t now)
+{
+	uint32_t max_gap = SB_PATH_SEQ_MAX_GAP;
+
+	if (rp->path_last[path] != now) {
+		rp->path_from[path] = rp->path_last[path];
+		rp->path_last[path] = now;
+	}
+	if (rp->path_from[path] != 0 && now > rp->path_from[path])
+		max_gap = sb_path_frames_bound((uint64_t)__atomic_load_n(&rp->path_rate_kbps[path],
+			__ATOMIC_RELAXED) * 1000, now - rp->path_from[path], dp->hz);
+	sb_path_data_account_bounded(&rp->data[path], path_seq, wire_len, full_len, max_gap);
+}
+
 /* One frame from member port @p index (read by this worker, or passed on by the RX worker
  * polling that port). */
 static void
@@ -115,8 +139,8 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 	st->rx_data++;
 	rp->path_rx[path]++;
 	rp->path_rx_bytes[path] += wire_len;
-	sb_path_data_account(&rp->data[path], shim.path_seq, wire_len,
-		(uint32_t)dp->conf.port[index].mtu + SB_ETH_HLEN);
+	data_account(dp, rp, path, shim.path_seq, wire_len,
+		(uint32_t)dp->conf.port[index].mtu + SB_ETH_HLEN, now);
 	/* Data on a path makes it count in the loss rule until the peer says it stopped
 	 * (SB_DP_MSG_RX_IDLE): activated before the frame goes in, so no gap this path
 	 * could still fill is declared lost meanwhile. */
@@ -355,20 +379,49 @@ sb_dp_rx_ports(struct sb_dp *dp, struct sb_dp_rx *rx, uint64_t now)
 	return total;
 }
 
+/*
+ * The most frames peer @p arg (its struct sb_dp_rx_peer) could have numbered in @p elapsed
+ * TSC cycles: what each of its paths could carry meanwhile at its published rate, summed
+ * (struct sb_reorder_conf jump_bound). A window jump larger than that is not the peer's.
+ */
+static uint32_t
+jump_bound(void *arg, uint64_t elapsed)
+{
+	const struct sb_dp_rx_peer *rp = arg;
+	uint64_t sum = 0;
+	unsigned int j;
+
+	for (j = 0; j < SB_PEER_MAX_PATHS; j++) {
+		uint32_t kbps = __atomic_load_n(&rp->path_rate_kbps[j], __ATOMIC_RELAXED);
+
+		if (kbps != 0)
+			sum += sb_path_frames_bound((uint64_t)kbps * 1000, elapsed, rp->hz);
+	}
+	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+}
+
 /* A peer this worker owns was heard for the first time: its window. Created here, by its
- * owner, once per peer (rare), so memory follows the peers actually seen. */
+ * owner, once per peer (rare), so memory follows the peers actually seen: at most
+ * SB_MAX_PEERS windows, as many as the table holds; a peer that leaves the table takes its
+ * window with it (SB_DP_MSG_PEER_GONE). A jump of the window needs confirmation on another
+ * path and stays within what the peer's paths could have carried (docs/design.md, "Stray
+ * frames"), so frames forged on one switch cannot throw it forward. */
 static void
 window_create(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer)
 {
+	struct sb_dp_rx_peer *rp = &dp->rx_peer[peer];
 	struct sb_reorder_conf rc = {
 		.window = dp->conf.reorder_window,
 		.late_policy = dp->conf.late_policy,
 		.timeout = rx->reorder_timeout,
+		.jump_confirm = SB_DP_JUMP_CONFIRM,
+		.jump_bound = jump_bound,
+		.jump_bound_arg = rp,
 	};
-	struct sb_dp_rx_peer *rp = &dp->rx_peer[peer];
 
 	if (rp->reorder != NULL)
 		return;
+	rp->hz = dp->hz;
 	rp->reorder = sb_reorder_create(&rc);
 	rp->timeout_set = rc.timeout;
 	if (rp->reorder == NULL)
@@ -405,11 +458,13 @@ peer_gone(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer, bool mine)
 		rp->reorder = NULL;
 	}
 	rx->busy_peers &= ~(UINT64_C(1) << peer);
-	/* The TX worker cleared what it writes here (delay spread) before it sent
+	/* The TX worker cleared what it writes here (delay spread, rates) before it sent
 	 * the message; the rest is the owner's. */
 	memset(rp->path_rx, 0, sizeof(rp->path_rx));
 	memset(rp->path_rx_bytes, 0, sizeof(rp->path_rx_bytes));
 	memset(rp->data, 0, sizeof(rp->data));
+	memset(rp->path_last, 0, sizeof(rp->path_last));
+	memset(rp->path_from, 0, sizeof(rp->path_from));
 	memset(rp->lat, 0, sizeof(rp->lat));
 	rp->timeout_set = 0;
 }
@@ -445,6 +500,8 @@ sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 				memset(rp->path_rx, 0, sizeof(rp->path_rx));
 				memset(rp->path_rx_bytes, 0, sizeof(rp->path_rx_bytes));
 				memset(rp->data, 0, sizeof(rp->data));
+				memset(rp->path_last, 0, sizeof(rp->path_last));
+				memset(rp->path_from, 0, sizeof(rp->path_from));
 				break;
 			case SB_DP_MSG_PEER_GONE:
 				peer_gone(dp, rx, g->peer, mine);
@@ -454,8 +511,11 @@ sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 					g->remote_port, g->mac);
 				break;
 			case SB_DP_MSG_PATH_DOWN:
-				if (mine)
+				if (mine) {
 					sb_path_data_resync(&rp->data[g->path]);
+					rp->path_last[g->path] = 0;
+					rp->path_from[g->path] = 0;
+				}
 				break;
 			case SB_DP_MSG_RX_IDLE:
 				/* The peer stopped sending on it (it said so in a hello that
