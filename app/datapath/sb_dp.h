@@ -130,6 +130,9 @@ struct sb_dp_stats {
 					 *   the kernel, each sent once to every peer with a path
 					 *   in the stripe. */
 	uint64_t tx_flood_copies;	/**< The copies those made (included in tx_data). */
+	uint64_t tx_flood_slow_drop;	/**< Copies not made for a peer far slower than the
+					 *   fastest (SB_DP_FLOOD_SLOW_SHIFT) whose paths were
+					 *   full: a flood never waits for such a peer. */
 	uint64_t tx_hello;		/**< Hellos sent (probes included). */
 	uint64_t hello_slow;		/**< Times the host went idle and slowed its hellos. */
 	uint64_t tx_probe;		/**< Full-size probes among them. */
@@ -143,6 +146,10 @@ struct sb_dp_stats {
 	uint64_t tx_hello_triggered;	/**< Hellos among them sent early: a path of the port
 					 *   entered or left UP (struct sb_peer_table hello_due). */
 	uint64_t tx_hello_drop;		/**< Hellos the port's control queue could not take. */
+	uint64_t tx_probe_deferred;	/**< Unicast probes to peer ports of a smaller MTU left
+					 *   for the next probe round: half the control queue
+					 *   stays for hellos, however many such paths there
+					 *   are. */
 	uint64_t tick_stalls;		/**< Times the TX lcore found it had not run for
 					 *   SB_DP_TICK_STALL_MS more than its tick: path
 					 *   timers held for it

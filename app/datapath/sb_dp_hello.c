@@ -512,27 +512,43 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 
 /*
  * Full-size probes on port @p p: one to the hello group, padded to the port's MTU, and one
- * unicast to each peer port whose MTU is smaller (it could not receive the first).
+ * unicast to each peer port whose MTU is smaller (it could not receive the first). Those
+ * take at most half the port's control queue: peers announcing small MTUs (forged ones, by
+ * the dozen) must not crowd out the hellos that keep real paths up. What does not fit goes
+ * first in the next probe round (tx_probe_deferred), so every such path is probed in turn.
  */
 static void
 probes_send(struct sb_dp *dp, struct sb_dp_port *p, struct hello_pace pace, uint64_t now)
 {
 	static const uint8_t hello_mac[SB_ETH_ALEN] = SB_HELLO_MAC;
-	unsigned int i, j;
+	const struct sb_peer_table *t = &dp->tx->peers;
+	unsigned int k, i, j, start = p->probe_cursor, next = 0;
+	bool full = false;
 
 	hello_send(dp, p, hello_mac, p->mtu + SB_ETH_HLEN, pace, NULL, now);
-	for (i = 0; i < dp->tx->peers.n_peers; i++) {
-		const struct sb_peer *peer = &dp->tx->peers.peer[i];
+	for (k = 0; k < t->n_peers; k++) {
+		const struct sb_peer *peer;
 
+		i = (start + k) % t->n_peers;
+		peer = &t->peer[i];
 		for (j = 0; j < peer->n_paths; j++) {
 			const struct sb_path *path = &peer->path[j];
 
-			if (path->local_port == p->index && path->state != SB_PATH_DOWN &&
-					path->remote_mtu < p->mtu)
-				hello_send(dp, p, path->remote_mac,
-					path->remote_mtu + SB_ETH_HLEN, pace, NULL, now);
+			if (path->local_port != p->index || path->state == SB_PATH_DOWN ||
+					path->remote_mtu >= p->mtu)
+				continue;
+			if (p->ctlq.n >= SB_CTLQ_CAP / 2) {
+				if (!full)
+					next = i;	/* the first left out starts next time */
+				full = true;
+				dp->tx->stats->tx_probe_deferred++;
+				continue;
+			}
+			hello_send(dp, p, path->remote_mac, path->remote_mtu + SB_ETH_HLEN, pace,
+				NULL, now);
 		}
 	}
+	p->probe_cursor = full ? next : 0;
 }
 
 /* Frames other than hellos that any worker moved: the host is in use. Other lcores'

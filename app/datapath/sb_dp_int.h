@@ -94,6 +94,8 @@ struct sb_dp_port {
 	uint64_t next_group_probe;	/**< ... and of the next group probe. */
 	uint16_t pt_port;		/**< Passthrough interface, RTE_MAX_ETHPORTS: none. */
 	uint8_t tx_blocked;		/**< The last flush left frames: the port is full. */
+	unsigned int probe_cursor;	/**< Peer its next round of unicast probes starts at:
+					 *   those a round defers go first in the next. */
 	struct sb_ctlq ctlq;
 	struct sb_txq txq;
 } __rte_cache_aligned;
@@ -232,6 +234,11 @@ struct sb_dp_seq_memory {
 	uint32_t tx_seq;		/**< Its next sequence number when it left. */
 	uint64_t gone;			/**< TSC when it left (the oldest goes first). */
 };
+
+/** A flood copy to a peer whose paths carry less than the fastest peer's >> this (1/16)
+ *  never makes the flood wait: when its paths are full the copy is dropped
+ *  (tx_flood_slow_drop). A forged peer announcing 1 Mbit/s stalled sb0's transmit. */
+#define SB_DP_FLOOD_SLOW_SHIFT 4
 
 /** Frames on a window jump's own path that confirm it while the peer sends on one path only
  *  (struct sb_reorder_conf jump_confirm): a jump costs 4 frames there, 1 on two paths. */

@@ -16,9 +16,9 @@ struct stat_field {
 /* In datapath order: kernel -> ports, then ports -> kernel. */
 static const struct stat_field tx_fields[] = {
 	FIELD(exc_rx), FIELD(tx_data), FIELD(tx_data_bytes), FIELD(tx_flood),
-	FIELD(tx_flood_copies), FIELD(tx_hello), FIELD(hello_slow), FIELD(tx_probe),
+	FIELD(tx_flood_copies), FIELD(tx_flood_slow_drop), FIELD(tx_hello), FIELD(hello_slow), FIELD(tx_probe),
 	FIELD(tx_probe_elided), FIELD(tx_hello_unicast), FIELD(tx_hello_brief),
-	FIELD(tx_hello_triggered), FIELD(tx_hello_drop),
+	FIELD(tx_hello_triggered), FIELD(tx_hello_drop), FIELD(tx_probe_deferred),
 	FIELD(tick_stalls), FIELD(silence_holds), FIELD(silence_heard),
 	FIELD(peers_evicted), FIELD(peers_displaced), FIELD(peer_restarts),
 	FIELD(restarts_refused), FIELD(restarts_limited), FIELD(dup_host_ids),

@@ -187,24 +187,54 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 	return 0;
 }
 
+/* What peer @p pi's paths in the stripe carry together now, bit/s (sb_dp_path_rate_bps()). */
+static uint64_t
+peer_rate_bps(const struct sb_dp_tx *tx, unsigned int pi)
+{
+	const struct sb_peer *peer = &tx->peers.peer[pi];
+	uint64_t r = 0;
+	unsigned int j;
+
+	for (j = 0; j < peer->n_paths; j++)
+		if (peer->path[j].usable)
+			r += sb_dp_path_rate_bps(tx, pi, j);
+	return r;
+}
+
 /*
  * Broadcast, multicast and unicast to a MAC that is no peer's: one sequenced copy to every
  * peer with a path in the stripe, so each peer's kernel gets it exactly once, in order with
  * the rest of that peer's traffic, and it never comes back to us (no group address on the
  * wire). It waits (-EAGAIN, frame untouched) until every such peer has a path with room, so
- * nobody's copy is dropped for backpressure.
+ * nobody's copy is dropped for backpressure; except a peer whose paths carry less than the
+ * fastest peer's >> SB_DP_FLOOD_SLOW_SHIFT: a flood never waits for it, its copy is dropped
+ * when its paths are full (tx_flood_slow_drop). Waiting for such a peer held every frame
+ * behind the flood in sb0's queue: a forged peer announcing 1 kbit/s took sb0 from 376 to
+ * 2.9 Mbit/s (issue 33). Broadcasts are ARP, neighbour discovery and DHCP, which retry.
  * @return 0 when consumed, -EAGAIN to retry later.
  */
 static int
 send_flood(struct sb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
 {
-	struct sb_dp_stats *st = dp->tx->stats;
+	struct sb_dp_tx *tx = dp->tx;
+	struct sb_dp_stats *st = tx->stats;
+	uint64_t rate[SB_MAX_PEERS], fastest = 0;
+	uint64_t skip = 0;	/* bit per slow peer whose copy is dropped */
 	unsigned int i, n = 0, last = 0;
 
-	for (i = 0; i < dp->tx->peers.n_peers; i++) {
-		if (dp->tx->peers.peer[i].n_usable == 0)
+	RTE_BUILD_BUG_ON(SB_MAX_PEERS > 64);	/* skip has a bit per peer */
+	for (i = 0; i < tx->peers.n_peers; i++) {
+		rate[i] = tx->peers.peer[i].n_usable != 0 ? peer_rate_bps(tx, i) : 0;
+		fastest = RTE_MAX(fastest, rate[i]);
+	}
+	for (i = 0; i < tx->peers.n_peers; i++) {
+		if (tx->peers.peer[i].n_usable == 0)
 			continue;
 		if (sb_sched_eligible(view_get(dp, i, now_ns)) == 0) {
+			if (rate[i] < fastest >> SB_DP_FLOOD_SLOW_SHIFT) {
+				skip |= UINT64_C(1) << i;
+				continue;
+			}
 			st->tx_backpressure++;
 			return -EAGAIN;
 		}
@@ -212,15 +242,22 @@ send_flood(struct sb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
 		last = i;
 	}
 	if (n == 0) {
-		st->tx_no_path++;
+		/* Nobody to send to, or only slow peers out of room. */
+		if (skip != 0) {
+			st->tx_flood++;
+			st->tx_flood_slow_drop += (uint64_t)__builtin_popcountll(skip);
+		} else {
+			st->tx_no_path++;
+		}
 		rte_pktmbuf_free(m);
 		return 0;
 	}
 	st->tx_flood++;
-	for (i = 0; i < dp->tx->peers.n_peers; i++) {
+	st->tx_flood_slow_drop += (uint64_t)__builtin_popcountll(skip);
+	for (i = 0; i < tx->peers.n_peers; i++) {
 		struct rte_mbuf *c;
 
-		if (dp->tx->peers.peer[i].n_usable == 0)
+		if (tx->peers.peer[i].n_usable == 0 || (skip & (UINT64_C(1) << i)))
 			continue;
 		if (i == last) {
 			c = m;
