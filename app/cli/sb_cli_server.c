@@ -467,6 +467,24 @@ sb_cli_server_start(struct sb_ctl *ctl, const char *path, char *err, size_t err_
 	if (mkdir(dirname(dir), 0755) != 0 && errno != EEXIST)
 		return fail(srv, errno, err, err_len, "cannot create its directory: %s",
 			strerror(errno));
+	/* Whoever may write the directory may replace the socket with one of their own and
+	 * read what operators type, or remove it: only root (or our own uid) may. */
+	strlcpy(dir, path, sizeof(dir));
+	if (stat(dirname(dir), &st) != 0)
+		return fail(srv, errno, err, err_len, "its directory %s: %s", dir,
+			strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fail(srv, ENOTDIR, err, err_len, "%s is not a directory", dir);
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		char who[48] = "root";
+
+		if (geteuid() != 0)
+			snprintf(who, sizeof(who), "root or uid %u", (unsigned int)geteuid());
+		return fail(srv, EPERM, err, err_len, "its directory %s belongs to uid %u with "
+			"mode %04o: it must belong to %s and be writable by no one else; choose "
+			"another with --console-socket", dir, (unsigned int)st.st_uid,
+			(unsigned int)(st.st_mode & 07777), who);
+	}
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
 			return fail(srv, ENOTSOCK, err, err_len, "exists and is not a socket");

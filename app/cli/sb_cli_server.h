@@ -36,14 +36,18 @@ struct sb_cli_server;
 /**
  * Listen on @p path (mode 0600, only clients with the daemon's own uid are served) and
  * serve console sessions on control threads until sb_cli_server_stop(). Creates the
- * directory of @p path (mode 0755) when it is missing. A socket file left by a seqbond
+ * directory of @p path (mode 0755) when it is missing. That directory must belong to root
+ * or to the daemon's effective uid and be writable by neither group nor others (whoever
+ * may write it could put a socket of their own in place of ours); else nothing is created
+ * and @p err names the directory, its owner and its mode. A socket file left by a seqbond
  * that is gone (nothing accepts on it) is replaced; one that answers is not.
  *
  * @param ctl   The control back end (must outlive the server).
  * @param err   Receives a one-line message naming the path on failure.
- * @return the server, or NULL with rte_errno set: EADDRINUSE (another process serves that
- *   path), ENOTSOCK (the path exists and is not a socket), ENAMETOOLONG, ENOMEM, or the
- *   errno of mkdir/socket/bind/listen or of the thread creation.
+ * @return the server, or NULL with rte_errno set: EPERM (the directory's owner or mode),
+ *   ENOTDIR, EADDRINUSE (another process serves that path), ENOTSOCK (the path exists and
+ *   is not a socket), ENAMETOOLONG, ENOMEM, or the errno of mkdir/stat/socket/bind/listen or
+ *   of the thread creation.
  */
 struct sb_cli_server *sb_cli_server_start(struct sb_ctl *ctl, const char *path, char *err,
 	size_t err_len);
