@@ -542,6 +542,13 @@ main(int argc, char **argv)
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
 		rte_exit(EXIT_FAILURE, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+	if (a.cfg.host_id_source == SB_HOST_ID_MACHINE)
+		MAIN_LOG(INFO, "host_id %u derived from %s and mac (set host_id to choose one)",
+			a.cfg.host_id, SB_MACHINE_ID_FILE);
+	else if (a.cfg.host_id_source == SB_HOST_ID_MAC)
+		MAIN_LOG(WARNING, "host_id %u from the low 4 bytes of mac: %s: %s; hosts whose "
+			"aggregate MACs end alike collide: set host_id", a.cfg.host_id,
+			SB_MACHINE_ID_FILE, strerror(a.cfg.host_id_errno));
 	/* Every lcore of -l but main runs the datapath (main keeps the console). */
 	a.n_workers = RTE_MAX(rte_lcore_count() - 1, 1u);
 	if (a.n_workers > SB_DP_MAX_WORKERS)

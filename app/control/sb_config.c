@@ -551,6 +551,42 @@ port_index_of(const char *section)
 	return (int)v;
 }
 
+/*
+ * host_id when the file sets none: derived from this machine's /etc/machine-id and the
+ * aggregate MAC (sb_peer_host_id_derive()), so two hosts collide only by chance; without a
+ * readable machine-id, the MAC's low four bytes as before (host_id_source says which, and
+ * main warns). @return 0, or -EINVAL when neither gives a non-zero id.
+ */
+static int
+host_id_default(struct sb_config *c)
+{
+	char id[128];
+	size_t n = 0;
+	FILE *f = fopen(SB_MACHINE_ID_FILE, "r");
+
+	c->host_id_errno = 0;
+	if (f != NULL) {
+		n = fread(id, 1, sizeof(id) - 1, f);
+		if (ferror(f))
+			c->host_id_errno = errno != 0 ? errno : EIO;
+		fclose(f);
+		while (n > 0 && isspace((unsigned char)id[n - 1]))
+			n--;
+		if (n == 0 && c->host_id_errno == 0)
+			c->host_id_errno = ENODATA;
+	} else {
+		c->host_id_errno = errno;
+	}
+	if (c->host_id_errno == 0) {
+		c->host_id = sb_peer_host_id_derive(id, n, c->mac);
+		c->host_id_source = SB_HOST_ID_MACHINE;
+		return 0;
+	}
+	c->host_id = (uint32_t)c->mac[2] << 24 | c->mac[3] << 16 | c->mac[4] << 8 | c->mac[5];
+	c->host_id_source = SB_HOST_ID_MAC;
+	return c->host_id != 0 ? 0 : -EINVAL;
+}
+
 static int
 validate(struct cfg_ctx *x)
 {
@@ -561,13 +597,9 @@ validate(struct cfg_ctx *x)
 	x->section = "seqbond";
 	if (rte_is_zero_ether_addr((const struct rte_ether_addr *)c->mac))
 		return cfg_fail(x, "key 'mac' (the aggregate MAC) is required");
-	if (c->host_id == 0) {
-		/* Derive a stable id from the aggregate MAC's low four bytes. */
-		c->host_id = (uint32_t)c->mac[2] << 24 | c->mac[3] << 16 | c->mac[4] << 8 |
-			c->mac[5];
-		if (c->host_id == 0)
-			return cfg_fail(x, "cannot derive host_id from mac; set host_id");
-	}
+	if (c->host_id == 0 && host_id_default(c) != 0)
+		return cfg_fail(x, "cannot derive host_id from %s or mac; set host_id",
+			SB_MACHINE_ID_FILE);
 	if (c->n_ports == 0)
 		return cfg_fail(x, "no [portN] section: at least one port is required");
 	for (i = 0; i < c->n_ports; i++) {

@@ -37,9 +37,23 @@ struct sb_port_config {
 	uint16_t mtu;			/**< Link MTU, bytes (L2 payload). */
 };
 
+/** Where the default host id comes from. */
+#define SB_MACHINE_ID_FILE "/etc/machine-id"
+
+/** Where host_id came from. */
+enum sb_host_id_source {
+	SB_HOST_ID_CONFIG = 0,	/**< The file's host_id. */
+	SB_HOST_ID_MACHINE,	/**< SB_MACHINE_ID_FILE and mac (sb_peer_host_id_derive()). */
+	SB_HOST_ID_MAC,		/**< mac's low four bytes: SB_MACHINE_ID_FILE unreadable
+				 *   (host_id_errno says why). */
+};
+
 struct sb_config {
 	char file[PATH_MAX];		/**< Where it was read from (for messages and save). */
-	uint32_t host_id;		/**< Non-zero; default derived from mac. */
+	uint32_t host_id;		/**< Non-zero; default derived from SB_MACHINE_ID_FILE
+					 *   and mac (host_id_source). */
+	uint8_t host_id_source;		/**< enum sb_host_id_source */
+	int host_id_errno;		/**< Why SB_MACHINE_ID_FILE was not used (errno). */
 	uint8_t mac[SB_ETH_ALEN];	/**< Aggregate MAC: the exception interface's. */
 	char scheduler[16];		/**< Scheduler policy name (sb_sched_find). */
 	uint32_t hello_interval_ms;

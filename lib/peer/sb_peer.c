@@ -1245,6 +1245,20 @@ sb_peer_hello_entry_path(struct sb_peer_table *t, unsigned int peer, unsigned in
 	return 1;
 }
 
+uint32_t
+sb_peer_host_id_derive(const void *machine_id, size_t len, const uint8_t *mac)
+{
+	const uint8_t *b = machine_id;
+	uint32_t h = UINT32_C(2166136261);
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ b[i]) * UINT32_C(16777619);
+	for (i = 0; i < SB_ETH_ALEN; i++)
+		h = (h ^ mac[i]) * UINT32_C(16777619);
+	return h != 0 ? h : 1;
+}
+
 void
 sb_peer_map_init(struct sb_peer_map *m)
 {

@@ -35,6 +35,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sb_wire.h"
@@ -543,6 +544,18 @@ sb_path_mtu(const struct sb_path *path, uint16_t local_mtu)
  * converted without overflow at large clock values.
  */
 uint32_t sb_peer_clock_us(const struct sb_peer_table *t, uint64_t now);
+
+/**
+ * A host id for a host that has none configured: FNV-1a, 32 bits (offset basis 2166136261,
+ * prime 16777619), over the @p len bytes of @p machine_id (the text of /etc/machine-id,
+ * without its newline) followed by the 6 bytes of the aggregate MAC @p mac; 0 becomes 1.
+ * Each machine-id is random (machine-id(5)), so hosts collide only by chance (about n^2 /
+ * 2^33 for n hosts); the MAC keeps several instances on one machine (a testbed) apart.
+ * A cloned image with the same machine-id and configuration still collides, which the
+ * peers report (SB_PEER_EV_DUP_HOST_ID). Pure: the caller reads the file.
+ * @return the host id, non-zero.
+ */
+uint32_t sb_peer_host_id_derive(const void *machine_id, size_t len, const uint8_t *mac);
 
 /** @return a short name of a state ("down", "init", "up"). */
 const char *sb_path_state_str(unsigned int state);

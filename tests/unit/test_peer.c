@@ -1521,6 +1521,38 @@ test_evict_order(void)
 		"b back: same slot, paths up");
 }
 
+/* Default host ids: FNV-1a over machine-id and MAC, as documented, never 0, apart for two
+ * instances on one machine (the testbed) and for two machines with one MAC. */
+static void
+test_host_id_derive(void)
+{
+	static const char id1[] = "0123456789abcdef0123456789abcdef";
+	static const char id2[] = "fedcba9876543210fedcba9876543210";
+	const uint8_t mac_a[SB_ETH_ALEN] = { 0x02, 0x53, 0x42, 0, 0, 1 };
+	const uint8_t mac_b[SB_ETH_ALEN] = { 0x02, 0x53, 0x42, 0, 0, 2 };
+	uint32_t h = UINT32_C(2166136261), a1;
+	unsigned int i;
+
+	/* The same arithmetic written out: the documented formula, not a copy of the code's
+	 * loop structure, so a change of either shows. */
+	for (i = 0; i < sizeof(id1) - 1; i++) {
+		h ^= (uint8_t)id1[i];
+		h *= UINT32_C(16777619);
+	}
+	for (i = 0; i < SB_ETH_ALEN; i++) {
+		h ^= mac_a[i];
+		h *= UINT32_C(16777619);
+	}
+	a1 = sb_peer_host_id_derive(id1, sizeof(id1) - 1, mac_a);
+	SB_CHECK(a1 == h && a1 != 0, "host id: FNV-1a of machine-id then MAC (%08x)", a1);
+	SB_CHECK(sb_peer_host_id_derive(id1, sizeof(id1) - 1, mac_a) == a1, "host id: stable");
+	SB_CHECK(sb_peer_host_id_derive(id1, sizeof(id1) - 1, mac_b) != a1,
+		"host id: two instances on one machine differ");
+	SB_CHECK(sb_peer_host_id_derive(id2, sizeof(id2) - 1, mac_a) != a1,
+		"host id: two machines with one MAC differ");
+	SB_CHECK(sb_peer_host_id_derive("", 0, mac_a) != 0, "host id: never 0");
+}
+
 int
 main(void)
 {
@@ -1555,5 +1587,6 @@ main(void)
 	test_forged_seq();
 	test_table_hygiene();
 	test_evict_order();
+	test_host_id_derive();
 	return sb_test_summary("test_peer");
 }
