@@ -763,6 +763,28 @@ bound_10_per_unit(void *arg, uint64_t elapsed)
 	return elapsed > UINT32_MAX / 10 ? UINT32_MAX : (uint32_t)elapsed * 10;
 }
 
+/* Counters of windows add up (the datapath sums the windows of peers that left): frames
+ * add, the high-water mark and the longest hold keep the larger. */
+static void
+test_stats_add(void)
+{
+	struct sb_reorder_stats sum = { .in_order = 5, .late = 1, .jump_refused = 2,
+		.occupancy_hwm = 9, .hold_max = 100 };
+	const struct sb_reorder_stats st = { .in_order = 7, .reordered = 3, .late = 4,
+		.late_filled = 1, .duplicate = 2, .out_of_range = 6, .stray = 8, .jump_refused = 1,
+		.bad_path = 1, .lost_rule = 2, .lost_timeout = 3, .lost_slide = 4, .occupancy = 5,
+		.occupancy_hwm = 4, .hold_max = 300 };
+
+	sb_reorder_stats_add(&sum, &st);
+	SB_CHECK(sum.in_order == 12 && sum.reordered == 3 && sum.late == 5 &&
+		sum.late_filled == 1 && sum.duplicate == 2 && sum.out_of_range == 6 &&
+		sum.stray == 8 && sum.jump_refused == 3 && sum.bad_path == 1 &&
+		sum.lost_rule == 2 && sum.lost_timeout == 3 && sum.lost_slide == 4 &&
+		sum.occupancy == 5, "stats add: frame counts add up");
+	SB_CHECK(sum.occupancy_hwm == 9 && sum.hold_max == 300,
+		"stats add: high-water mark and longest hold keep the larger");
+}
+
 /*
  * A confirmed jump is taken only when no larger than the caller's bound: 1000 frames 1
  * clock unit after the last release in order (bound 10) is refused, the window unchanged
@@ -1010,6 +1032,7 @@ main(int argc, char **argv)
 	test_free_reset();
 	test_forged_jump();
 	test_jump_bound();
+	test_stats_add();
 	test_random(nframes);
 	return sb_test_summary("test_reorder");
 }
