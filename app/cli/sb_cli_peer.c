@@ -86,9 +86,10 @@ show_peers(struct cmdline *cl, const struct sb_snapshot *s)
 	/* What the table refused or let go (docs/design.md, "Forged and mistaken hellos"). */
 	cmdline_printf(cl, "peer table: %u of %u slots, evicted %" PRIu64 ", displaced %" PRIu64
 		", restarts %" PRIu64 " (claims refused %" PRIu64 "), duplicate host ids %"
-		PRIu64 ", hellos refused %" PRIu64 "\n", sb_snap_n_peers(s), SB_MAX_PEERS,
-		st->peers_evicted, st->peers_displaced, st->peer_restarts, st->restarts_refused,
-		st->dup_host_ids, st->rx_hello_rejected);
+		PRIu64 " (of ours %" PRIu64 "), hellos refused %" PRIu64 "\n", sb_snap_n_peers(s),
+		SB_MAX_PEERS, st->peers_evicted, st->peers_displaced, st->peer_restarts,
+		st->restarts_refused, st->dup_host_ids, st->dup_host_id_self,
+		st->rx_hello_rejected);
 }
 
 static void

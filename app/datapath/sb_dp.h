@@ -165,6 +165,9 @@ struct sb_dp_stats {
 	uint64_t restarts_limited;	/**< ... of those, held back by the rate limit. */
 	uint64_t dup_host_ids;		/**< Second hosts found using a peer's host id (a
 					 *   cloned image, a copied config): logged at ERR. */
+	uint64_t dup_host_id_self;	/**< Other instances heard using our own host id (a
+					 *   clone of this host, a copied config): logged at
+					 *   ERR, at most once a second. */
 	uint64_t rate_clamped;		/**< Hellos whose port rate was raised to the floor
 					 *   (SB_PEER_RATE_FLOOR_KBPS). */
 	uint64_t tx_no_path;		/**< No peer, or no path in the stripe: dropped. */

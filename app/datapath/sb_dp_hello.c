@@ -343,6 +343,40 @@ table_counters_copy(struct sb_dp_tx *tx)
 	st->rate_clamped = t->rate_clamped;
 }
 
+/*
+ * A hello with our own host id from another instance: another host uses our host id (a clone
+ * of this machine, a copied config), or a forger does. The peer table refuses it
+ * (SB_PEER_REJ_SELF), and the hosts that hear both of us report the pair
+ * (SB_PEER_EV_DUP_HOST_ID); we say it too, since we are the one an operator looks at. Each
+ * new instance counts (dup_host_id_self); the log says so at most once a second. Our own
+ * hellos looped back (two of our ports on one switch) carry our instance and are not this.
+ */
+static void
+self_dup(struct sb_dp *dp, unsigned int index, const uint8_t *src_mac, const struct sb_hello *h,
+	uint64_t now)
+{
+	struct sb_dp_tx *tx = dp->tx;
+	char agg[RTE_ETHER_ADDR_FMT_SIZE], port[RTE_ETHER_ADDR_FMT_SIZE];
+
+	if (h->instance == tx->instance || h->instance == tx->self_dup_instance)
+		return;
+	tx->self_dup_instance = h->instance;
+	tx->stats->dup_host_id_self++;
+	if (tx->self_dup_logged != 0 && now - tx->self_dup_logged < dp->hz) {
+		tx->self_dup_quiet++;
+		return;
+	}
+	rte_ether_format_addr(agg, sizeof(agg), (const struct rte_ether_addr *)h->agg_mac);
+	rte_ether_format_addr(port, sizeof(port), (const struct rte_ether_addr *)src_mac);
+	DP_LOG(ERR, "duplicate host id %u: host %s instance %08x (port MAC %s, heard on our "
+		"port %u) uses our host id%s: give each host its own host_id at %.6f",
+		h->host_id, agg, h->instance, port, index,
+		tx->self_dup_quiet != 0 ? " (and other instances since the last such line)" : "",
+		wall_clock());
+	tx->self_dup_logged = now;
+	tx->self_dup_quiet = 0;
+}
+
 unsigned int
 sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 {
@@ -376,6 +410,8 @@ sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 
 				if (pi < 0) {
 					tx->stats->rx_hello_rejected++;
+					if (h.host_id == dp->conf.host_id)
+						self_dup(dp, index, buf + SB_ETH_ALEN, &h, now);
 				} else {
 					spread_publish(dp, (unsigned int)pi);
 					rates_publish(dp, (unsigned int)pi);

@@ -280,6 +280,9 @@ struct sb_dp_tx {
 					 *   past a blocked peer's (0: none known). */
 	uint32_t n_held;		/**< Frames in every peer's held FIFO. */
 	struct sb_dp_seq_memory seq_memory[SB_DP_SEQ_MEMORY];
+	uint32_t self_dup_instance;	/**< Last other instance heard with our host id ... */
+	uint64_t self_dup_logged;	/**< ... and when one was last logged (TSC; 0 never). */
+	uint64_t self_dup_quiet;	/**< Such instances since then, not logged. */
 	/* Answers from the kernel (sb_dp.c): a window opens when an RX worker delivers. */
 	uint64_t answer_from;		/**< TSC | 1 of the last delivery (RX workers write,
 					 *   __atomic relaxed). */

@@ -22,6 +22,7 @@ static const struct stat_field tx_fields[] = {
 	FIELD(tick_stalls), FIELD(silence_holds), FIELD(silence_heard),
 	FIELD(peers_evicted), FIELD(peers_displaced), FIELD(peer_restarts),
 	FIELD(restarts_refused), FIELD(restarts_limited), FIELD(dup_host_ids),
+	FIELD(dup_host_id_self),
 	FIELD(rate_clamped), FIELD(tx_no_path),
 	FIELD(tx_too_big), FIELD(tx_backpressure), FIELD(tx_peer_held), FIELD(tx_peer_drop),
 	FIELD(tx_queue_drop), FIELD(tx_nombuf),
