@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Cluster authentication: which libsodium primitive over which bytes (sb_auth.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,12 +22,21 @@ _Static_assert(sizeof(SB_AUTH_HELLO_PERSONAL) <= crypto_generichash_blake2b_PERS
 	sizeof(SB_AUTH_PAIR_PERSONAL) <= crypto_generichash_blake2b_PERSONALBYTES,
 	"personalisation length");
 _Static_assert(SB_AUTH_RING_MAX <= UINT8_MAX, "ring size");
+_Static_assert(sizeof(SB_AUTH_FP_PERSONAL) <= crypto_generichash_blake2b_PERSONALBYTES &&
+	SB_AUTH_FP_LEN <= crypto_generichash_blake2b_BYTES_MIN, "fingerprint");
+_Static_assert(SB_AUTH_HELLO_TAG_LEN == sizeof(((struct sb_wire_hello_auth *)0)->tag) &&
+	SB_HELLO_AUTH_TAG_OFF == offsetof(struct sb_wire_hello_auth, tag),
+	"hello trailer layout");
+_Static_assert(SB_AUTH_DATA_TAG_LEN == SB_WIRE_DATA_TAG_LEN, "DATA tag on the wire");
+_Static_assert((SB_AUTH_REPLAY_SLOTS & (SB_AUTH_REPLAY_SLOTS - 1)) == 0, "replay slots");
 
 /* Zero padded to the 16 bytes BLAKE2b takes. */
 static const uint8_t hello_personal[crypto_generichash_blake2b_PERSONALBYTES] =
 	SB_AUTH_HELLO_PERSONAL;
 static const uint8_t pair_personal[crypto_generichash_blake2b_PERSONALBYTES] =
 	SB_AUTH_PAIR_PERSONAL;
+static const uint8_t fp_personal[crypto_generichash_blake2b_PERSONALBYTES] =
+	SB_AUTH_FP_PERSONAL;
 
 int
 sb_auth_init(void)
@@ -98,6 +108,17 @@ sb_auth_key_parse(const char *hex, uint8_t id, struct sb_auth_key *key, char *er
 	*key = k;
 	sb_auth_wipe(&k, sizeof(k));
 	return 0;
+}
+
+void
+sb_auth_key_fingerprint(const uint8_t *secret, uint8_t *fp)
+{
+	/* BLAKE2b's shortest output, cut: its first bytes are as good as a shorter output. */
+	uint8_t h[crypto_generichash_blake2b_BYTES_MIN];
+
+	crypto_generichash_blake2b_salt_personal(h, sizeof(h), NULL, 0, secret, SB_AUTH_KEY_LEN,
+		NULL, fp_personal);
+	memcpy(fp, h, SB_AUTH_FP_LEN);
 }
 
 void
@@ -218,6 +239,55 @@ sb_auth_hello_verify(const struct sb_auth_keyring *r, uint8_t key_id, const uint
 	return rc;
 }
 
+/* The hello MAC over @p frame with its tag's bytes taken as zeros. */
+static int
+hello_mac_frame(const struct sb_auth_key *key, const uint8_t *frame, size_t len,
+	size_t tag_off, uint8_t *tag)
+{
+	static const uint8_t zeros[SB_AUTH_HELLO_TAG_LEN];
+	crypto_generichash_blake2b_state st;
+	int rc;
+
+	if (key == NULL || tag_off > len || len - tag_off < SB_AUTH_HELLO_TAG_LEN)
+		return -EINVAL;
+	rc = crypto_generichash_blake2b_init_salt_personal(&st, key->secret,
+		sizeof(key->secret), SB_AUTH_HELLO_TAG_LEN, NULL, hello_personal);
+	rc |= crypto_generichash_blake2b_update(&st, frame, tag_off);
+	rc |= crypto_generichash_blake2b_update(&st, zeros, sizeof(zeros));
+	rc |= crypto_generichash_blake2b_update(&st, frame + tag_off + SB_AUTH_HELLO_TAG_LEN,
+		len - tag_off - SB_AUTH_HELLO_TAG_LEN);
+	rc |= crypto_generichash_blake2b_final(&st, tag, SB_AUTH_HELLO_TAG_LEN);
+	sb_auth_wipe(&st, sizeof(st));
+	return rc != 0 ? -EINVAL : 0;
+}
+
+int
+sb_auth_hello_sign(const struct sb_auth_key *key, uint8_t *frame, size_t len, size_t tag_off)
+{
+	uint8_t tag[SB_AUTH_HELLO_TAG_LEN];
+	int rc = hello_mac_frame(key, frame, len, tag_off, tag);
+
+	if (rc == 0)
+		memcpy(frame + tag_off, tag, sizeof(tag));
+	return rc;
+}
+
+int
+sb_auth_hello_check(const struct sb_auth_keyring *r, uint8_t key_id, const uint8_t *frame,
+	size_t len, size_t tag_off)
+{
+	uint8_t want[SB_AUTH_HELLO_TAG_LEN];
+	int i = ring_find(r, key_id);
+
+	if (tag_off > len || len - tag_off < SB_AUTH_HELLO_TAG_LEN)
+		return -EINVAL;
+	if (i < 0)
+		return -ENOKEY;
+	if (hello_mac_frame(&r->key[i], frame, len, tag_off, want) != 0)
+		return -EINVAL;
+	return sodium_memcmp(want, frame + tag_off, sizeof(want)) == 0 ? 0 : -EBADMSG;
+}
+
 void
 sb_auth_replay_init(struct sb_auth_replay *r)
 {
@@ -238,6 +308,60 @@ sb_auth_replay_check(struct sb_auth_replay *r, uint64_t seq)
 	r->accepted++;
 	r->rejected_run = 0;
 	return 0;
+}
+
+static bool
+stream_eq(const struct sb_auth_stream *a, const struct sb_auth_stream *b)
+{
+	return a->host_id == b->host_id && a->port == b->port &&
+		a->local_port == b->local_port && a->unicast == b->unicast;
+}
+
+int
+sb_auth_replay_table_check(struct sb_auth_replay_table *t, const struct sb_auth_stream *s,
+	uint64_t seq, const struct sb_auth_replay **out)
+{
+	/* Fibonacci hashing of the stream's fields: host ids are small consecutive numbers
+	 * on most clusters, and these spread them over the table. */
+	uint32_t h = (s->host_id * UINT32_C(0x9e3779b1)) ^
+		((uint32_t)s->port << 16 | (uint32_t)s->local_port << 8 | s->unicast);
+	unsigned int i, idx, victim = 0;
+	struct sb_auth_replay_slot *slot = NULL;
+	uint64_t oldest = UINT64_MAX;
+	int rc;
+
+	if (s->host_id == 0)
+		return -EINVAL;
+	h *= UINT32_C(0x85ebca6b);
+	h ^= h >> 15;
+	for (i = 0; i < SB_AUTH_REPLAY_PROBE; i++) {
+		idx = (h + i) & (SB_AUTH_REPLAY_SLOTS - 1);
+		if (t->slot[idx].s.host_id == 0 || stream_eq(&t->slot[idx].s, s)) {
+			slot = &t->slot[idx];
+			break;
+		}
+		if (t->slot[idx].used < oldest) {
+			oldest = t->slot[idx].used;
+			victim = idx;
+		}
+	}
+	if (slot == NULL) {
+		/* Every slot of the window holds another stream: the least recent goes. Slots
+		 * are never emptied, so a lookup may stop at the first empty one. */
+		slot = &t->slot[victim];
+		slot->s.host_id = 0;
+		t->replaced++;
+	}
+	if (slot->s.host_id == 0) {
+		slot->s = *s;
+		slot->s.reserved = 0;
+		sb_auth_replay_init(&slot->r);
+	}
+	slot->used = ++t->clock;
+	rc = sb_auth_replay_check(&slot->r, seq);
+	if (out != NULL)
+		*out = &slot->r;
+	return rc;
 }
 
 static void

@@ -84,6 +84,10 @@
 /** BLAKE2b personalisations, zero padded to 16 bytes: one per use of the cluster key. */
 #define SB_AUTH_HELLO_PERSONAL "seqbond hello 1"
 #define SB_AUTH_PAIR_PERSONAL "seqbond pair 1"
+#define SB_AUTH_FP_PERSONAL "seqbond keyid 1"
+
+/** Key fingerprint, bytes (sb_auth_key_fingerprint()). */
+#define SB_AUTH_FP_LEN 8
 
 /** A cluster key: shared by every host of the cluster. */
 struct sb_auth_key {
@@ -176,6 +180,18 @@ void sb_auth_wipe(void *p, size_t len);
 int sb_auth_key_parse(const char *hex, uint8_t id, struct sb_auth_key *key, char *err,
 	size_t err_len);
 
+/**
+ * Fingerprint of a cluster key: the first SB_AUTH_FP_LEN bytes of the 16-byte keyed BLAKE2b
+ * of the empty message, personalisation SB_AUTH_FP_PERSONAL. The same on every host that holds the key, and
+ * a PRF output, so it tells nothing about the secret: operators compare fingerprints to
+ * check that hosts hold the same key, and its first byte serves as the key's id, so a key
+ * file needs no ids of its own (two keys whose first bytes agree cannot share a ring: a
+ * rollover then needs another new key, a 1 in 256 chance).
+ * @param secret  SB_AUTH_KEY_LEN bytes.
+ * @param fp  SB_AUTH_FP_LEN bytes, written.
+ */
+void sb_auth_key_fingerprint(const uint8_t *secret, uint8_t *fp);
+
 /** Empty ring. */
 void sb_auth_ring_init(struct sb_auth_keyring *r);
 
@@ -248,6 +264,31 @@ int sb_auth_hello_mac(const struct sb_auth_key *key, const uint8_t *msg, size_t 
 int sb_auth_hello_verify(const struct sb_auth_keyring *r, uint8_t key_id, const uint8_t *msg,
 	size_t len, const uint8_t *tag);
 
+/**
+ * Tag an authenticated hello in place: the keyed MAC of sb_auth_hello_mac() over the whole
+ * frame, from its first byte to its last (probe padding included), with the tag's own
+ * SB_AUTH_HELLO_TAG_LEN bytes taken as zeros, written into those bytes. The trailer (key id,
+ * crypto sequence) must already be in place (sb_wire_hello_auth_put()), so both are
+ * covered.
+ * @param key  The send key; its id is the one in the trailer.
+ * @param frame, len  The whole hello frame.
+ * @param tag_off  Offset of the tag in @p frame (trailer offset + SB_HELLO_AUTH_TAG_OFF);
+ *   tag_off + SB_AUTH_HELLO_TAG_LEN <= @p len.
+ * @return 0, or -EINVAL (NULL key, tag outside the frame).
+ */
+int sb_auth_hello_sign(const struct sb_auth_key *key, uint8_t *frame, size_t len,
+	size_t tag_off);
+
+/**
+ * Check the tag of a received authenticated hello (made by sb_auth_hello_sign()) with the
+ * ring's key of id @p key_id. The frame is not changed. Check before the replay check: a
+ * hello that fails here must not move a replay mark.
+ * @return 0 (authentic), -ENOKEY (no key of that id held), -EBADMSG (wrong tag) or -EINVAL
+ *   (tag outside the frame).
+ */
+int sb_auth_hello_check(const struct sb_auth_keyring *r, uint8_t key_id, const uint8_t *frame,
+	size_t len, size_t tag_off);
+
 /** Forget a stream: the next hello is taken whatever its sequence. For an operator's "trust
  *  this host's clock again" after its clock stepped far back; counters restart too. */
 void sb_auth_replay_init(struct sb_auth_replay *r);
@@ -273,6 +314,49 @@ void sb_auth_replay_init(struct sb_auth_replay *r);
  *   sender behind its old clock; counted) or -EINVAL (@p seq 0, never sent).
  */
 int sb_auth_replay_check(struct sb_auth_replay *r, uint64_t seq);
+
+/** Streams a replay table holds (a power of two): every path of 64 peers of 32 paths, group
+ *  and unicast hellos apart. */
+#define SB_AUTH_REPLAY_SLOTS 4096
+/** Slots a stream may sit in from its hash on (linear probing). */
+#define SB_AUTH_REPLAY_PROBE 8
+
+/** One stream of hellos (struct sb_auth_replay): a sender port heard on one of our ports. */
+struct sb_auth_stream {
+	uint32_t host_id;	/**< The sender's host id (0: slot free). */
+	uint8_t port;		/**< The sender's port index. */
+	uint8_t local_port;	/**< Our port it is heard on. */
+	uint8_t unicast;	/**< Its SB_HELLO_F_UNICAST hellos (1) or the others (0). */
+	uint8_t reserved;
+};
+
+/**
+ * The replay marks of every stream heard, kept apart from the peer table: a peer that leaves
+ * the table (or restarts) keeps its marks, so hellos recorded before cannot bring it back
+ * later. Only authentic hellos make a stream, so a forger cannot fill it; when the slots of
+ * a stream's probe window are all taken, the stream used least recently gives its slot up.
+ * Plain data (about 200 KiB): zero-initialise it.
+ */
+struct sb_auth_replay_table {
+	struct sb_auth_replay_slot {
+		struct sb_auth_stream s;
+		struct sb_auth_replay r;
+		uint64_t used;		/**< Table clock at its last check (LRU). */
+	} slot[SB_AUTH_REPLAY_SLOTS];
+	uint64_t clock;			/**< Checks made, the LRU clock. */
+	uint64_t replaced;		/**< Streams that gave their slot up to another. */
+};
+
+/**
+ * The replay check (sb_auth_replay_check()) of an authentic hello on its stream, whose
+ * slot is found or made.
+ * @param s    The stream (host id non-zero).
+ * @param seq  The hello's crypto sequence.
+ * @param out  Set to the stream's mark (for a log line: rejected_run, last_seq); may be NULL.
+ * @return as sb_auth_replay_check(): 0, -ESTALE or -EINVAL (also for host id 0).
+ */
+int sb_auth_replay_table_check(struct sb_auth_replay_table *t, const struct sb_auth_stream *s,
+	uint64_t seq, const struct sb_auth_replay **out);
 
 /**
  * Derive the DATA key for one direction between two host instances from a cluster key

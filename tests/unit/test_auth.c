@@ -7,6 +7,7 @@
  * per direction and instance, and the hex parser's errors.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,8 @@
 
 static const char key_a_hex[] =
 	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+/* sb_auth_key_fingerprint() of key_a_hex, frozen. */
+#define FP_A_HEX "26abb573792c1729"
 static const char key_b_hex[] =
 	"F0E1D2C3B4A5968778695A4B3C2D1E0FFFEEDDCCBBAA99887766554433221100";
 
@@ -53,9 +56,10 @@ key_of(const char *hex, uint8_t id)
 	return k;
 }
 
-/* A hello as a sender would put it on the wire, with an authentication trailer after the
- * body (key id, 8-byte crypto sequence, tag): the layout lib/auth leaves to the wire format,
- * modelled here to exercise the "bytes before the tag" contract. Returns the bytes covered. */
+/* A hello followed by a model of an authentication trailer (key id, 8-byte crypto sequence,
+ * tag) to exercise sb_auth_hello_mac()'s "bytes before the tag" contract; the wire's own
+ * trailer (sb_wire_hello_auth_put(), inside a probe's padding) is test_hello_frame()'s.
+ * Returns the bytes covered. */
 static size_t
 make_hello(uint8_t *buf, size_t room, uint8_t key_id, uint64_t seq, size_t pad_to)
 {
@@ -567,6 +571,125 @@ test_parse(void)
 	SB_CHECK(sb_auth_key_parse("zz", 1, &k, NULL, 0) == -EINVAL, "NULL err buffer");
 }
 
+/* A hello signed on the wire (sb_wire_hello_auth_put() + sb_auth_hello_sign()): it checks, a
+ * flip of any bit (padding included) does not, and the MAC is the one over the frame with the
+ * tag zeroed. */
+static void
+test_hello_frame(void)
+{
+	struct sb_auth_key a = key_of(key_a_hex, 7), b = key_of(key_b_hex, 9);
+	struct sb_auth_keyring r;
+	uint8_t buf[1600], copy[1600], tag[SB_AUTH_HELLO_TAG_LEN];
+	size_t len = 0, off = 0, i, bad = 0;
+	unsigned int bit, probe;
+	struct sb_hello h;
+	struct sb_hello_auth t;
+
+	sb_auth_ring_init(&r);
+	SB_CHECK(sb_auth_ring_add(&r, &a) == 0, "ring");
+	for (probe = 0; probe < 2; probe++) {
+		/* make_hello() appends its own model of a trailer: left out here */
+		len = make_hello(buf, sizeof(buf), 0, 0, probe ? 1514 : 0) - 9;
+		len = sb_wire_hello_auth_put(buf, sizeof(buf), len, a.id, 1000 + probe, &off);
+		SB_CHECK(len > 0, "trailer fits");
+		SB_CHECK(sb_auth_hello_sign(&a, buf, len, off + SB_HELLO_AUTH_TAG_OFF) == 0,
+			"sign");
+		SB_CHECK(sb_auth_hello_check(&r, a.id, buf, len, off + SB_HELLO_AUTH_TAG_OFF) ==
+			0, "checks");
+		SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &h) ==
+			SB_WIRE_OK && sb_wire_hello_auth_get(buf, len, &h, &t) == SB_WIRE_OK &&
+			t.seq == 1000 + probe && t.key_id == a.id, "trailer reads back");
+		/* The same as sb_auth_hello_mac() over the frame with the tag zeroed. */
+		memcpy(copy, buf, len);
+		memset(copy + off + SB_HELLO_AUTH_TAG_OFF, 0, SB_AUTH_HELLO_TAG_LEN);
+		SB_CHECK(sb_auth_hello_mac(&a, copy, len, tag) == 0 &&
+			memcmp(tag, buf + off + SB_HELLO_AUTH_TAG_OFF, sizeof(tag)) == 0,
+			"tag = MAC of the frame with the tag zeroed");
+		for (i = 0; i < len; i += 7) {
+			for (bit = 0; bit < 8; bit += 3) {
+				buf[i] ^= (uint8_t)(1u << bit);
+				bad += sb_auth_hello_check(&r, a.id, buf, len,
+					off + SB_HELLO_AUTH_TAG_OFF) == 0;
+				buf[i] ^= (uint8_t)(1u << bit);
+			}
+		}
+		SB_CHECK(bad == 0, "%zu flipped bits went unnoticed", bad);
+		/* A probe's padding is covered; a plain hello ends with its tag. */
+		SB_CHECK(sb_auth_hello_check(&r, a.id, buf, len - 1, off +
+			SB_HELLO_AUTH_TAG_OFF) == (probe ? -EBADMSG : -EINVAL), "cut by one byte");
+		SB_CHECK(sb_auth_hello_check(&r, b.id, buf, len, off + SB_HELLO_AUTH_TAG_OFF) ==
+			-ENOKEY, "key id not held");
+		SB_CHECK(sb_auth_hello_check(&r, a.id, buf, len, len) == -EINVAL,
+			"tag outside the frame");
+	}
+	/* Same id, other secret: a bad tag, not an unknown key. */
+	b.id = a.id;
+	SB_CHECK(sb_auth_hello_sign(&b, buf, len, off + SB_HELLO_AUTH_TAG_OFF) == 0 &&
+		sb_auth_hello_check(&r, a.id, buf, len, off + SB_HELLO_AUTH_TAG_OFF) == -EBADMSG,
+		"another secret under the same id");
+	sb_auth_wipe(&r, sizeof(r));
+}
+
+/* Fingerprints: stable, per key, and frozen (hosts of two versions must agree on key ids). */
+static void
+test_fingerprint(void)
+{
+	struct sb_auth_key a = key_of(key_a_hex, 0), b = key_of(key_b_hex, 0);
+	uint8_t fa[SB_AUTH_FP_LEN], fa2[SB_AUTH_FP_LEN], fb[SB_AUTH_FP_LEN];
+	uint8_t h[16], personal[crypto_generichash_blake2b_PERSONALBYTES] = { 0 };
+
+	sb_auth_key_fingerprint(a.secret, fa);
+	sb_auth_key_fingerprint(a.secret, fa2);
+	sb_auth_key_fingerprint(b.secret, fb);
+	SB_CHECK(memcmp(fa, fa2, sizeof(fa)) == 0, "stable");
+	SB_CHECK(memcmp(fa, fb, sizeof(fa)) != 0, "per key");
+	memcpy(personal, SB_AUTH_FP_PERSONAL, sizeof(SB_AUTH_FP_PERSONAL));
+	crypto_generichash_blake2b_salt_personal(h, sizeof(h), NULL, 0, a.secret,
+		sizeof(a.secret), NULL, personal);
+	SB_CHECK(memcmp(h, fa, sizeof(fa)) == 0, "the libsodium call the header names");
+	SB_CHECK(hex_is(fa, sizeof(fa), FP_A_HEX), "frozen fingerprint of key a");
+}
+
+/* The replay table: streams apart, marks kept, a full probe window gives up the least recent. */
+static void
+test_replay_table(void)
+{
+	static struct sb_auth_replay_table t;
+	struct sb_auth_stream s = { .host_id = 5, .port = 1, .local_port = 2 };
+	const struct sb_auth_replay *m;
+	unsigned int i, taken = 0;
+
+	memset(&t, 0, sizeof(t));
+	SB_CHECK(sb_auth_replay_table_check(&t, &s, 100, &m) == 0 && m->last_seq == 100, "first");
+	SB_CHECK(sb_auth_replay_table_check(&t, &s, 100, &m) == -ESTALE && m->rejected_run == 1,
+		"same again: a replay");
+	SB_CHECK(sb_auth_replay_table_check(&t, &s, 99, NULL) == -ESTALE, "older");
+	SB_CHECK(sb_auth_replay_table_check(&t, &s, 101, &m) == 0 && m->rejected_run == 0,
+		"newer");
+	s.unicast = 1;
+	SB_CHECK(sb_auth_replay_table_check(&t, &s, 50, NULL) == 0, "its unicast stream apart");
+	s.unicast = 0;
+	s.local_port = 3;
+	SB_CHECK(sb_auth_replay_table_check(&t, &s, 50, NULL) == 0, "heard on another port apart");
+	s.host_id = 0;
+	SB_CHECK(sb_auth_replay_table_check(&t, &s, 50, NULL) == -EINVAL, "host id 0");
+	/* Every stream of 64 hosts x 16 ports x 2 local ports fits; marks stay. */
+	for (i = 0; i < 64 * 16 * 2; i++) {
+		s = (struct sb_auth_stream){ .host_id = 1000 + i / 32, .port = i % 16,
+			.local_port = (i / 16) % 2 };
+		taken += sb_auth_replay_table_check(&t, &s, 10, NULL) == 0;
+	}
+	SB_CHECK(taken == 64 * 16 * 2, "%u of %u streams taken", taken, 64 * 16 * 2);
+	for (i = 0, taken = 0; i < 64 * 16 * 2; i++) {
+		s = (struct sb_auth_stream){ .host_id = 1000 + i / 32, .port = i % 16,
+			.local_port = (i / 16) % 2 };
+		taken += sb_auth_replay_table_check(&t, &s, 10, NULL) == -ESTALE;
+	}
+	SB_CHECK(taken + t.replaced >= 64 * 16 * 2, "replays refused: %u (%" PRIu64
+		" marks given up)", taken, t.replaced);
+	SB_CHECK(t.replaced < 64, "few marks given up: %" PRIu64, t.replaced);
+}
+
 int
 main(void)
 {
@@ -581,5 +704,8 @@ main(void)
 	test_replay();
 	test_pair_keys();
 	test_parse();
+	test_hello_frame();
+	test_fingerprint();
+	test_replay_table();
 	return sb_test_summary("test_auth");
 }
