@@ -71,14 +71,13 @@ hello_refused(struct sb_dp *dp, enum sb_dp_log_what what, unsigned int index,
 
 bool
 sb_dp_auth_hello_rx(struct sb_dp *dp, unsigned int index, const uint8_t *frame, uint32_t len,
-	const struct sb_hello *h, uint64_t now)
+	const struct sb_hello *h, const struct sb_hello_auth *a, uint64_t now)
 {
 	struct sb_dp_tx *tx = dp->tx;
 	struct sb_dp_stats *st = tx->stats;
-	bool tagged = (frame[15] & SB_WIRE_F_AUTH) != 0;
+	bool tagged = a != NULL;
 	const struct sb_auth_replay *mark;
 	struct sb_auth_stream stream;
-	struct sb_hello_auth a;
 	char why[256];
 	int rc;
 
@@ -98,26 +97,19 @@ sb_dp_auth_hello_rx(struct sb_dp *dp, unsigned int index, const uint8_t *frame, 
 			"(rx_auth_no_tag)");
 		return false;
 	}
-	if (sb_wire_hello_auth_get(frame, len, h, &a) != SB_WIRE_OK) {
-		/* A trailer cut short or with bytes no sender writes: no tag to check. */
-		st->rx_auth_bad_tag++;
-		hello_refused(dp, SB_DP_LOG_AUTH_BAD_TAG, index, frame, h, now,
-			"its cluster key trailer is cut short or malformed (rx_auth_bad_tag)");
-		return false;
-	}
-	rc = sb_auth_hello_check(&tx->keyring, a.key_id, frame, len,
-		a.off + SB_HELLO_AUTH_TAG_OFF);
+	rc = sb_auth_hello_check(&tx->keyring, a->key_id, frame, len,
+		a->off + SB_HELLO_AUTH_TAG_OFF);
 	if (rc == -ENOKEY) {
 		st->rx_auth_unknown_key++;
 		snprintf(why, sizeof(why), "made with key id %u, which this host does not hold "
-			"(a key rollover not done on every host?) (rx_auth_unknown_key)", a.key_id);
+			"(a key rollover not done on every host?) (rx_auth_unknown_key)", a->key_id);
 		hello_refused(dp, SB_DP_LOG_AUTH_UNKNOWN_KEY, index, frame, h, now, why);
 		return false;
 	}
 	if (rc != 0) {
 		st->rx_auth_bad_tag++;
 		snprintf(why, sizeof(why), "its tag under key id %u does not verify: forged, "
-			"altered, or another secret under that id (rx_auth_bad_tag)", a.key_id);
+			"altered, or another secret under that id (rx_auth_bad_tag)", a->key_id);
 		hello_refused(dp, SB_DP_LOG_AUTH_BAD_TAG, index, frame, h, now, why);
 		return false;
 	}
@@ -126,12 +118,12 @@ sb_dp_auth_hello_rx(struct sb_dp *dp, unsigned int index, const uint8_t *frame, 
 		.host_id = h->host_id, .port = h->port_index, .local_port = (uint8_t)index,
 		.unicast = (h->flags & SB_HELLO_F_UNICAST) != 0,
 	};
-	if (sb_auth_replay_table_check(&tx->replay, &stream, a.seq, &mark) != 0) {
+	if (sb_auth_replay_table_check(&tx->replay, &stream, a->seq, &mark) != 0) {
 		st->rx_auth_replay++;
 		snprintf(why, sizeof(why), "a replay: its crypto sequence is %.3f s behind the "
 			"last taken from that port, %u refused in a row (its clock stepped back? "
 			"taken again once past it) (rx_auth_replay)",
-			(double)(mark->last_seq - a.seq) / 1e6, mark->rejected_run);
+			(double)(mark->last_seq - a->seq) / 1e6, mark->rejected_run);
 		hello_refused(dp, SB_DP_LOG_AUTH_REPLAY, index, frame, h, now, why);
 		return false;
 	}

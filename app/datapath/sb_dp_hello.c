@@ -218,17 +218,21 @@ sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 			uint16_t pid = m[i]->port;
 			unsigned int index = pid < RTE_MAX_ETHPORTS ? dp->port_index[pid] :
 				UINT8_MAX;
+			uint32_t len = rte_pktmbuf_data_len(m[i]);
+			bool tagged = (buf[15] & SB_WIRE_F_AUTH) != 0;
+			struct sb_hello_auth a;
 			struct sb_hello h;
 			enum sb_wire_err e;
 
-			uint32_t len = rte_pktmbuf_data_len(m[i]);
-
 			e = index < dp->n_ports ? sb_wire_hello_decode(buf + SB_HDR_LEN,
 				len - SB_HDR_LEN, &h) : SB_WIRE_E_HELLO;
-			/* A keyed hello's tag covers the whole frame: one segment, all of it. */
-			if (e == SB_WIRE_OK && (buf[15] & SB_WIRE_F_AUTH) &&
-					len != rte_pktmbuf_pkt_len(m[i]))
-				e = SB_WIRE_E_TRUNCATED;
+			/* The trailer is part of the hello, key or no key; its tag covers the
+			 * whole frame: one segment, all of it. */
+			if (e == SB_WIRE_OK && tagged) {
+				e = sb_wire_hello_auth_get(buf, len, &h, &a);
+				if (e == SB_WIRE_OK && len != rte_pktmbuf_pkt_len(m[i]))
+					e = SB_WIRE_E_TRUNCATED;
+			}
 			if (e != SB_WIRE_OK) {
 				tx->stats->rx_err[e]++;	/* absurd, or shorter than its entries */
 			} else if ((h.flags & SB_HELLO_F_UNICAST) &&
@@ -237,7 +241,8 @@ sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 				 * flooded it. Its list and numbering are that path's. */
 				tx->stats->rx_hello++;
 				tx->stats->rx_hello_not_ours++;
-			} else if (!sb_dp_auth_hello_rx(dp, index, buf, len, &h, now)) {
+			} else if (!sb_dp_auth_hello_rx(dp, index, buf, len, &h, tagged ? &a : NULL,
+					now)) {
 				/* counted by reason (rx_auth_*) */
 			} else {
 				tx->stats->rx_hello++;

@@ -481,10 +481,12 @@ void sb_dp_auth_peer_rx(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int pi,
  * newer than the last taken on its stream), counted and logged (rate-limited) when refused.
  * @param index  Our port it arrived on.
  * @param len    The frame's bytes in its (single) segment.
+ * @param a      Its trailer, decoded (sb_wire_hello_auth_get()), when its shim says
+ *   SB_WIRE_F_AUTH; NULL otherwise.
  * @return true when the hello may go on to the peer table.
  */
 bool sb_dp_auth_hello_rx(struct sb_dp *dp, unsigned int index, const uint8_t *frame,
-	uint32_t len, const struct sb_hello *h, uint64_t now);
+	uint32_t len, const struct sb_hello *h, const struct sb_hello_auth *a, uint64_t now);
 /**
  * TX worker, a hello just written by sb_wire_put_hello() at @p frame (@p len bytes, @p room
  * available): with a cluster key, add its trailer (port @p port's next crypto sequence) and
