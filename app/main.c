@@ -37,6 +37,7 @@
 #include "sb_ctl.h"
 #include "sb_dp.h"
 #include "sb_exception.h"
+#include "sb_keyfile.h"
 #include "sb_options.h"
 #include "sb_port.h"
 #include "sb_report.h"
@@ -70,6 +71,8 @@ struct app {
 	unsigned int n_workers;		/* datapath lcores: every worker lcore of -l, or main */
 	unsigned int n_launched;	/* workers running on their lcores */
 	struct sb_cli_server *console;	/* console socket server, NULL: none */
+	struct sb_auth_keyring keyring;	/* the cluster keys read at start, until the
+					 * datapath has its copies (then wiped) */
 	bool leak;			/* mbufs missing at exit (ours or the exception path's) */
 };
 
@@ -140,7 +143,8 @@ exc_mtu_up(struct app *a)
 	if (a->exc_mtu == 0) {
 		a->exc_mtu = sb_exc_max_mtu(type);
 		for (i = 0; i < a->cfg.n_ports; i++)
-			a->exc_mtu = RTE_MIN(a->exc_mtu, a->cfg.port[i].mtu - SB_WIRE_OVERHEAD);
+			a->exc_mtu = RTE_MIN(a->exc_mtu, a->cfg.port[i].mtu -
+				sb_config_overhead(&a->cfg));
 	} else if (a->exc_mtu > sb_exc_max_mtu(type)) {
 		MAIN_LOG(ERR, "config error: %s: [exception] mtu = '%u': exception path type %s "
 			"carries at most %u", a->cfg.file, a->exc_mtu, sb_exc_type_name(type),
@@ -339,19 +343,33 @@ datapath_up(struct app *a)
 	dc.n_workers = a->n_workers;
 	dc.n_exc_queues = sb_dp_exc_queues(a->n_workers);
 	dc.mp = a->mp;
+	dc.keyring = a->keyring;
+	for (i = 0; i < a->keyring.n_keys; i++) {
+		uint8_t fp[SB_AUTH_FP_LEN];
+		char hex[2 * SB_AUTH_FP_LEN + 1];
+
+		sb_auth_key_fingerprint(a->keyring.key[i].secret, fp);
+		MAIN_LOG(NOTICE, "cluster key id %u, fingerprint %s: %s", a->keyring.key[i].id,
+			sb_keyfile_fp_hex(fp, hex), i == a->keyring.send ? "sends and accepts" :
+			"accepted too (rollover)");
+	}
 	for (i = 0; i < c->n_ports; i++) {
 		dc.port[i].port_id = a->port_ids[i];
 		dc.port[i].pt_port = a->pt_port[i];
 	}
 	a->dp = sb_dp_create(&dc, &stop);
+	sb_auth_wipe(&dc.keyring, sizeof(dc.keyring));
+	sb_auth_wipe(&a->keyring, sizeof(a->keyring));
 	if (a->dp == NULL) {
 		MAIN_LOG(ERR, "cannot create datapath state: %s", rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	MAIN_LOG(INFO, "host %u: %u ports, exception %s mtu %u (%s), scheduler %s, %u "
-		"datapath lcore%s", c->host_id, c->n_ports, c->exc_name, a->exc_mtu,
+		"datapath lcore%s, %s", c->host_id, c->n_ports, c->exc_name, a->exc_mtu,
 		sb_exc_type_name(a->exc_args.type), c->scheduler, a->n_workers,
-		a->n_workers == 1 ? "" : "s (1 TX, the rest RX)");
+		a->n_workers == 1 ? "" : "s (1 TX, the rest RX)",
+		c->cluster_key_file[0] != '\0' ? "frames authenticated (cluster key)" :
+		"no cluster key: frames unauthenticated");
 	return 0;
 }
 
@@ -537,6 +555,19 @@ main(int argc, char **argv)
 		fprintf(stderr, "seqbond: config error: %s\n", err);
 		return EXIT_FAILURE;
 	}
+	/* The cluster keys, before EAL too: a key file that cannot be used stops nothing
+	 * that started. */
+	if (a.cfg.cluster_key_file[0] != '\0') {
+		if (sb_auth_init() != 0) {
+			fprintf(stderr, "seqbond: libsodium cannot start (no random source?)\n");
+			return EXIT_FAILURE;
+		}
+		if (sb_keyfile_load(a.cfg.cluster_key_file, &a.keyring, err, sizeof(err)) != 0) {
+			fprintf(stderr, "seqbond: config error: %s: [seqbond] cluster_key_file: "
+				"%s\n", a.cfg.file, err);
+			return EXIT_FAILURE;
+		}
+	}
 
 	rte_set_application_usage_hook(sb_options_usage);
 	ret = rte_eal_init(argc, argv);
@@ -570,6 +601,7 @@ main(int argc, char **argv)
 			steps[n_up].down(&a);
 	if (a.leak)
 		status = EXIT_FAILURE;
+	sb_auth_wipe(&a.keyring, sizeof(a.keyring));	/* start-up failed before the datapath */
 	rte_eal_cleanup();
 	return status;
 }

@@ -14,11 +14,16 @@
  * One delivered frame has passed two forwarding stages (A: exception -> port, B: port ->
  * exception), each a burst read, processing and a burst write, like one testpmd io forward.
  *
- * Output: CSV "seqbond_dp,<frame bytes>,<links>,<runs>,<ns per frame>,<ns per stage>,<Mpps>"
- * with medians over the runs. Exit 1 when a frame is lost, duplicated or out of order.
+ * Output: CSV "seqbond_dp,<scheduler>,<frame bytes>,<links>,<runs>,<ns per frame>,
+ * <ns per stage>,<Mpps>" with medians over the runs, and ",key" with --key. Exit 1 when a
+ * frame is lost, duplicated or out of order.
+ *
+ * --key: both hosts hold the same cluster key (a fixed one), so every DATA frame is tagged
+ * by A and verified by B and every hello signed and checked: the cost of authentication
+ * against a run without it (docs/benchmarks.md).
  *
  * Usage: bench_dp [EAL options] -- [--size BYTES] [--links N] [--seconds S] [--runs R]
- *                 [--inflight N] [--scheduler rr|drr|edpf] [--csv FILE]
+ *                 [--inflight N] [--scheduler rr|drr|edpf] [--key] [--csv FILE]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -94,9 +99,13 @@ ring_port(const char *fmt, unsigned int i, struct rte_ring *rx, struct rte_ring 
 	return id;
 }
 
+/* The key of --key: any 32 bytes will do for a measurement. */
+static const char bench_key_hex[] =
+	"736571626f6e642062656e63685f6470206b6579206f66203332206279746573";
+
 static void
 host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
-	struct rte_ring **tx, struct rte_ring **rx, struct rte_mempool *mp)
+	struct rte_ring **tx, struct rte_ring **rx, struct rte_mempool *mp, bool key)
 {
 	uint8_t mac[RTE_ETHER_ADDR_LEN] = { 0x02, 0x53, 0x42, 0, 0, 0 };
 	struct sb_dp_conf dc;
@@ -140,6 +149,15 @@ host_init(struct host *h, unsigned int k, unsigned int links, const char *sched,
 	dc.n_workers = 1;
 	dc.n_exc_queues = 1;
 	dc.mp = mp;
+	if (key) {
+		struct sb_auth_key ck;
+		char err[128];
+
+		if (sb_auth_init() != 0 || sb_auth_key_parse(bench_key_hex, 1, &ck, err,
+				sizeof(err)) != 0 || sb_auth_ring_add(&dc.keyring, &ck) != 0)
+			rte_exit(EXIT_FAILURE, "bench key\n");
+		sb_auth_wipe(&ck, sizeof(ck));
+	}
 	h->dp = sb_dp_create(&dc, &stop);
 	if (h->dp == NULL)
 		rte_exit(EXIT_FAILURE, "sb_dp_create: %s\n", rte_strerror(rte_errno));
@@ -181,6 +199,7 @@ main(int argc, char **argv)
 		{ "runs", required_argument, NULL, 'r' },
 		{ "inflight", required_argument, NULL, 'i' },
 		{ "scheduler", required_argument, NULL, 'S' },
+		{ "key", no_argument, NULL, 'k' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -194,6 +213,7 @@ main(int argc, char **argv)
 	struct rte_mempool *mp;
 	struct rte_mbuf *m[SB_BURST_MAX];
 	FILE *out = stdout;
+	bool key = false;
 	int ret, opt;
 
 	ret = rte_eal_init(argc, argv);
@@ -209,6 +229,7 @@ main(int argc, char **argv)
 		case 'r': runs = strtoul(optarg, NULL, 0); break;
 		case 'i': inflight = strtoul(optarg, NULL, 0); break;
 		case 'S': sched = optarg; break;
+		case 'k': key = true; break;
 		case 'c': csv = optarg; break;
 		default: rte_exit(EXIT_FAILURE, "bad option (see the header of bench_dp.c)\n");
 		}
@@ -225,8 +246,8 @@ main(int argc, char **argv)
 		a2b[i] = ring("bn_a2b%u", i);
 		b2a[i] = ring("bn_b2a%u", i);
 	}
-	host_init(&a, 1, links, sched, a2b, b2a, mp);
-	host_init(&b, 2, links, sched, b2a, a2b, mp);
+	host_init(&a, 1, links, sched, a2b, b2a, mp, key);
+	host_init(&b, 2, links, sched, b2a, a2b, mp, key);
 	hz = rte_get_tsc_hz();
 	hk_period = hz / 1000;
 
@@ -295,16 +316,19 @@ main(int argc, char **argv)
 
 	if (csv != NULL && (out = fopen(csv, "a")) == NULL)
 		rte_exit(EXIT_FAILURE, "%s: %s\n", csv, strerror(errno));
-	fprintf(out, "seqbond_dp,%s,%u,%u,%u,%.1f,%.1f,%.3f\n", sched, size, links, runs,
-		ns[runs / 2], ns[runs / 2] / 2, 1e3 / ns[runs / 2]);
+	fprintf(out, "seqbond_dp,%s,%u,%u,%u,%.1f,%.1f,%.3f%s\n", sched, size, links, runs,
+		ns[runs / 2], ns[runs / 2] / 2, 1e3 / ns[runs / 2], key ? ",key" : "");
 	if (out != stdout)
 		fclose(out);
 	fprintf(stderr, "bench_dp: %" PRIu64 " frames delivered in the timed runs, %u out of "
 		"order or damaged; A dropped: no path %" PRIu64 ", queue %" PRIu64
-		"; B reorder late %" PRIu64 " dup %" PRIu64 "\n", delivered_total, bad,
-		a.dp->worker[0].stats.tx_no_path, a.dp->worker[0].stats.tx_queue_drop,
+		"; B reorder late %" PRIu64 " dup %" PRIu64 ", refused tags %" PRIu64 "\n",
+		delivered_total, bad, a.dp->worker[0].stats.tx_no_path,
+		a.dp->worker[0].stats.tx_queue_drop,
 		b.dp->worker[0].stats.rx_late_dropped + b.dp->worker[0].stats.rx_late_delivered,
-		b.dp->worker[0].stats.rx_duplicate);
+		b.dp->worker[0].stats.rx_duplicate, b.dp->worker[0].stats.rx_auth_no_tag +
+		b.dp->worker[0].stats.rx_auth_bad_tag + b.dp->worker[0].stats.rx_auth_replay +
+		b.dp->worker[0].stats.rx_auth_unknown_key);
 
 	stop = true;
 	sb_dp_free(a.dp);

@@ -111,7 +111,7 @@ sb_cli_init(struct sb_ctl *ctl)
 {
 	cmdline_parse_inst_t **groups[] = {
 		sb_cli_port_cmds, sb_cli_peer_cmds, sb_cli_set_cmds, sb_cli_config_cmds,
-		sb_cli_lcore_cmds,
+		sb_cli_lcore_cmds, sb_cli_key_cmds,
 	};
 	unsigned int g, i, n = 0;
 

@@ -28,6 +28,7 @@ extern cmdline_parse_inst_t *sb_cli_peer_cmds[];
 extern cmdline_parse_inst_t *sb_cli_set_cmds[];
 extern cmdline_parse_inst_t *sb_cli_config_cmds[];
 extern cmdline_parse_inst_t *sb_cli_lcore_cmds[];
+extern cmdline_parse_inst_t *sb_cli_key_cmds[];
 
 /** Longest command line: what the interactive line editor holds (RDLINE_BUF_SIZE, 512, in
  * DPDK's private cmdline_private.h, less the terminating NUL). Longer lines are refused. */

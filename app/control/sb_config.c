@@ -301,6 +301,20 @@ key_queue_target(struct cfg_ctx *x)
 }
 
 static int
+key_cluster_key_file(struct cfg_ctx *x)
+{
+	/* A daemon's working directory says nothing: the path must stand on its own. The
+	 * file itself is read at start (sb_keyfile_load()), before EAL. */
+	if (x->value[0] != '/')
+		return cfg_fail(x, "expected an absolute path to a key file (docs/config.md)");
+	if (strlen(x->value) >= sizeof(x->c->cluster_key_file))
+		return cfg_fail(x, "longer than %zu characters",
+			sizeof(x->c->cluster_key_file) - 1);
+	strlcpy(x->c->cluster_key_file, x->value, sizeof(x->c->cluster_key_file));
+	return 0;
+}
+
+static int
 key_exc_type(struct cfg_ctx *x)
 {
 	if (sb_exc_type_parse(x->value, &x->c->exc_type) != 0)
@@ -398,6 +412,7 @@ static const struct cfg_key seqbond_keys[] = {
 	{ "path_loss_window_ms", key_loss_window },
 	{ "adaptive_rate", key_adaptive_rate },
 	{ "queue_target_us", key_queue_target },
+	{ "cluster_key_file", key_cluster_key_file },
 	{ NULL, NULL },
 };
 
@@ -633,13 +648,14 @@ validate(struct cfg_ctx *x)
 
 		for (i = 0; i < c->n_ports; i++)
 			min_mtu = RTE_MIN(min_mtu, c->port[i].mtu);
-		if (c->exc_mtu > min_mtu - SB_WIRE_OVERHEAD) {
+		if (c->exc_mtu > min_mtu - sb_config_overhead(c)) {
 			x->section = "exception";
 			x->key = "mtu";
 			snprintf(x->value_buf, sizeof(x->value_buf), "%u", c->exc_mtu);
 			x->value = x->value_buf;
-			return cfg_fail(x, "larger than the smallest port MTU (%u) minus %u",
-				min_mtu, SB_WIRE_OVERHEAD);
+			return cfg_fail(x, "larger than the smallest port MTU (%u) minus %u%s",
+				min_mtu, sb_config_overhead(c), c->cluster_key_file[0] != '\0' ?
+				" (the shim and, with cluster_key_file, the tag)" : " (the shim)");
 		}
 	}
 	return 0;
@@ -903,6 +919,8 @@ sb_config_save(const struct sb_config *c, const char *file)
 	set_u(cfg, "seqbond", "path_loss_window_ms", c->path_loss_window_ms);
 	rte_cfgfile_add_entry(cfg, "seqbond", "adaptive_rate", c->adaptive_rate ? "on" : "off");
 	set_u(cfg, "seqbond", "queue_target_us", c->queue_target_us);
+	if (c->cluster_key_file[0] != '\0')
+		rte_cfgfile_add_entry(cfg, "seqbond", "cluster_key_file", c->cluster_key_file);
 
 	rte_cfgfile_add_section(cfg, "exception");
 	rte_cfgfile_add_entry(cfg, "exception", "type", sb_exc_type_name(c->exc_type));

@@ -22,6 +22,7 @@
 #define SB_CONFIG_PEER_EVICT_MIN_S 5
 #define SB_CONFIG_PEER_EVICT_MAX_S 86400
 #define SB_IFNAME_LEN 16
+#define SB_KEYFILE_PATH_LEN 256	/**< A value's room in rte_cfgfile (CFG_VALUE_LEN). */
 
 /** [portN] passthrough: raw frames to and from a per-port kernel interface. */
 enum sb_passthrough {
@@ -87,14 +88,26 @@ struct sb_config {
 	uint32_t path_loss_window_ms;	/**< ... measured over this span. */
 	bool adaptive_rate;		/**< Learn each path's rate from the peer's feedback. */
 	uint32_t queue_target_us;	/**< Queueing delay that says a path is over its rate. */
+	char cluster_key_file[SB_KEYFILE_PATH_LEN];	/**< Absolute path of the cluster key
+							 *   file (sb_keyfile.h); "": no key,
+							 *   frames unauthenticated. The keys
+							 *   themselves are never in here. */
 
 	enum sb_exc_type exc_type;	/**< Default SB_EXC_AUTO (sb_exception.h). */
 	char exc_name[SB_IFNAME_LEN];	/**< Kernel interface name, default "sb0". */
-	uint16_t exc_mtu;		/**< 0: smallest port MTU minus SB_WIRE_OVERHEAD. */
+	uint16_t exc_mtu;		/**< 0: smallest port MTU minus sb_config_overhead(). */
 
 	unsigned int n_ports;
 	struct sb_port_config port[SB_MAX_PORTS];
 };
+
+/** @return the bytes the wire adds to an elided inner frame with this configuration: 10, or
+ *  14 with a cluster key (sb_wire_overhead()). */
+static inline unsigned int
+sb_config_overhead(const struct sb_config *c)
+{
+	return sb_wire_overhead(c->cluster_key_file[0] != '\0');
+}
 
 /** Fill @p c with the defaults documented in docs/config.md (no ports). */
 void sb_config_defaults(struct sb_config *c);

@@ -14,6 +14,7 @@
 #include <rte_ring.h>
 
 #include "sb_ctl.h"
+#include "sb_keyfile.h"
 #include "sb_port.h"
 #include "sb_sched.h"
 
@@ -282,6 +283,47 @@ sb_ctl_clear_port_stats(struct sb_ctl *ctl, int index)
 	for (i = 0; ret == 0 && i < ctl->n_ports; i++)
 		if (index < 0 || (unsigned int)index == i)
 			rte_eth_stats_reset(ctl->port_ids[i]);
+	pthread_mutex_unlock(&ctl->lock);
+	return ret;
+}
+
+int
+sb_ctl_key_reload(struct sb_ctl *ctl, char *err, size_t err_len)
+{
+	struct sb_cmd cmd = { .type = SB_CMD_SET_KEYRING };
+	struct sb_auth_keyring *ring;
+	char path[SB_KEYFILE_PATH_LEN];
+	int ret;
+
+	pthread_mutex_lock(&ctl->lock);
+	strlcpy(path, ctl->cfg->cluster_key_file, sizeof(path));
+	if (path[0] == '\0') {
+		snprintf(err, err_len, "seqbond runs without a cluster key (no cluster_key_file): "
+			"set one and restart (the exception MTU depends on it)");
+		ret = -ENOTSUP;
+		goto out;
+	}
+	/* Heap, not stack: a worker that times out may still read it later (post_one()). */
+	ring = malloc(sizeof(*ring));
+	if (ring == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = sb_keyfile_load(path, ring, err, err_len);
+	if (ret == 0) {
+		cmd.keyring = ring;
+		ret = post(ctl, &cmd);
+		if (ret == -ETIMEDOUT) {
+			snprintf(err, err_len, "the datapath did not answer: some workers may have "
+				"taken the keys; run key reload again");
+			goto out;	/* left to the late worker (leaked) */
+		}
+		if (ret != 0)
+			snprintf(err, err_len, "the datapath refused the keys: %s", strerror(-ret));
+	}
+	sb_auth_wipe(ring, sizeof(*ring));
+	free(ring);
+out:
 	pthread_mutex_unlock(&ctl->lock);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <rte_telemetry.h>
 
 #include "sb_ctl.h"
+#include "sb_keyfile.h"
 #include "sb_telemetry.h"
 
 static struct sb_ctl *tel_ctl;
@@ -143,7 +144,8 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	struct sb_ctl *ctl;
 	struct sb_snapshot *s = take(&ctl);
 	struct sb_config *cfg;
-	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	char mac[RTE_ETHER_ADDR_FMT_SIZE], fp[2 * SB_AUTH_FP_LEN + 1];
+	unsigned int i;
 
 	if (s == NULL)
 		return -1;
@@ -165,6 +167,11 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	rte_tel_data_add_dict_u64(d, "peers", sb_snap_n_peers(s));
 	rte_tel_data_add_dict_u64(d, "reorder_timeout_us", s->reorder_timeout_us);
 	rte_tel_data_add_dict_u64(d, "hello_interval_ms", s->hello_interval_ms);
+	rte_tel_data_add_dict_u64(d, "auth", s->auth);
+	for (i = 0; i < s->n_keys; i++)
+		if (s->key[i].send)
+			rte_tel_data_add_dict_string(d, "key_send_fp",
+				sb_keyfile_fp_hex(s->key[i].fp, fp));
 	sb_dp_stats_foreach(&s->stats, add_u64, d);
 	rte_tel_data_add_dict_u64(d, "exc_pending", s->exc_pending);
 	rte_tel_data_add_dict_u64(d, "exc_queued", s->exc_queued);

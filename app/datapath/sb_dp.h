@@ -19,6 +19,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "sb_auth.h"
 #include "sb_exception.h"
 #include "sb_path_est.h"
 #include "sb_peer.h"
@@ -93,6 +94,11 @@ struct sb_dp_conf {
 	uint16_t n_exc_queues;		/**< Its queues: sb_dp_exc_queues(n_workers). */
 	unsigned int n_workers;		/**< Datapath lcores, 1..SB_DP_MAX_WORKERS. */
 	struct rte_mempool *mp;		/**< Pool for frames the datapath builds (hellos). */
+	/** The cluster keys (docs/wire-format.md, "Cluster key"); none (n_keys 0): frames
+	 *  go without tags and tagged ones are refused. Fixed at create, since the exception
+	 *  MTU depends on it (sb_wire_overhead()); the keys themselves change by
+	 *  SB_CMD_SET_KEYRING. sb_dp_create() wipes its copy once the workers have theirs. */
+	struct sb_auth_keyring keyring;
 };
 
 /**
@@ -193,6 +199,16 @@ struct sb_dp_stats {
 	uint64_t rx_passthrough_drop;	/**< ... that found its queue full: dropped. */
 	uint64_t rx_err[SB_WIRE_E_MAX];	/**< Malformed, by reason: dropped. */
 	uint64_t rx_unknown_peer;	/**< Data from a sender we have no path to: dropped. */
+	/* Cluster authentication (docs/wire-format.md): refused, by reason, hellos and DATA
+	 * alike; a refused hello is not counted in rx_hello. */
+	uint64_t rx_auth_no_tag;	/**< No tag, and we hold a cluster key. */
+	uint64_t rx_auth_bad_tag;	/**< The tag does not verify: forged, altered, from
+					 *   before a peer restarted, or another secret. */
+	uint64_t rx_auth_replay;	/**< Hello whose crypto sequence is not newer than the
+					 *   last taken on its stream: played back, or a sender
+					 *   whose clock went back. */
+	uint64_t rx_auth_unknown_key;	/**< Hello made with a key id we do not hold. */
+	uint64_t rx_auth_unexpected;	/**< A tag, and we hold no cluster key. */
 	uint64_t rx_hello_rejected;	/**< Hellos the peer table refused. */
 	uint64_t rx_hello_not_ours;	/**< Unicast hellos to another port (flooded by a
 					 *   switch): ignored. */
@@ -272,6 +288,15 @@ struct sb_snapshot {
 	bool adaptive_rate;		/**< Path rates are estimates (sb_path_est). */
 	uint32_t reorder_timeout_us;
 	uint32_t hello_interval_ms;
+	bool auth;			/**< Frames are authenticated (a cluster key). */
+	uint8_t n_keys;			/**< Keys held (SB_AUTH_RING_MAX at most) ... */
+	struct sb_snap_key {
+		uint8_t id;
+		bool send;		/**< The key we send with. */
+		uint8_t fp[SB_AUTH_FP_LEN];	/**< sb_auth_key_fingerprint() */
+	} key[SB_AUTH_RING_MAX];
+	uint64_t replay_streams;	/**< Hello streams with a replay mark ... */
+	uint64_t replay_replaced;	/**< ... and marks given up for room. */
 	struct sb_dp_stats stats;
 	uint32_t exc_pending;		/**< Read from the kernel, waiting for a path (those
 					 *   set aside for a peer, tx_peer_held, included). */
@@ -413,6 +438,9 @@ enum sb_cmd_type {
 	SB_CMD_SET_REORDER_TIMEOUT,	/**< value = us */
 	SB_CMD_SET_HELLO_INTERVAL,	/**< value = ms */
 	SB_CMD_CLEAR_PORT_STATS,	/**< port, or UINT32_MAX for all */
+	SB_CMD_SET_KEYRING,		/**< keyring: the cluster keys from now on (key
+					 *   rollover); -ENOTSUP when the datapath started
+					 *   without a key, -EINVAL for an empty ring */
 };
 
 /** One command. The poster owns it; it must stay valid until done is set. */
@@ -422,6 +450,8 @@ struct sb_cmd {
 	uint64_t value;
 	const struct sb_sched_ops *ops;
 	struct sb_snapshot *snap;
+	const struct sb_auth_keyring *keyring;	/**< Copied by each worker; the poster wipes
+						 *   it once done (leaks it on a timeout). */
 	int result;			/**< 0 or -errno, set by the lcore before done. */
 	bool done;			/**< Stored with release by the lcore. */
 };
@@ -477,7 +507,7 @@ struct rte_ring *sb_dp_cmd_ring(struct sb_dp *dp, unsigned int k);
 
 /**
  * Which workers must apply @p cmd (each gets its own copy, one after the other): all of them
- * for snapshots, the TX side for transmit settings, the TX side and the port's RX worker for
+ * for snapshots and cluster keys, the TX side for transmit settings, the TX side and the port's RX worker for
  * a port's start and stop, the RX sides for reorder settings.
  * @param out  Worker indexes, room for SB_DP_MAX_WORKERS.
  * @return how many.

@@ -28,6 +28,17 @@ snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 	unsigned int i, j;
 
 	strlcpy(snap->scheduler, tx->sched_ops->name, sizeof(snap->scheduler));
+	snap->auth = dp->auth;
+	snap->n_keys = tx->keyring.n_keys;
+	for (i = 0; i < tx->keyring.n_keys; i++) {
+		snap->key[i].id = tx->keyring.key[i].id;
+		snap->key[i].send = i == tx->keyring.send;
+		memcpy(snap->key[i].fp, tx->key_fp[i], SB_AUTH_FP_LEN);
+	}
+	snap->replay_streams = 0;
+	for (i = 0; dp->auth && i < SB_AUTH_REPLAY_SLOTS; i++)
+		snap->replay_streams += tx->replay.slot[i].s.host_id != 0;
+	snap->replay_replaced = tx->replay.replaced;
 	snap->adaptive_rate = tx->adaptive_rate;
 	snap->hello_interval_ms = tx->hello_interval_ms;
 	snap->exc_pending = tx->n_pending - tx->pending_head + tx->n_held;
@@ -290,6 +301,9 @@ cmd_apply(struct sb_dp_worker *w, struct sb_cmd *cmd, uint64_t now)
 			tx->next_hello = now;
 		}
 		break;
+	case SB_CMD_SET_KEYRING:
+		ret = sb_dp_auth_set_keyring(w, cmd->keyring);
+		break;
 	case SB_CMD_CLEAR_PORT_STATS:
 		if (cmd->port != UINT32_MAX && !port_ok) {
 			ret = -EINVAL;
@@ -335,6 +349,7 @@ sb_dp_cmd_workers(const struct sb_dp *dp, const struct sb_cmd *cmd, unsigned int
 	switch (cmd->type) {
 	case SB_CMD_SNAPSHOT:
 	case SB_CMD_CLEAR_PORT_STATS:
+	case SB_CMD_SET_KEYRING:
 		for (i = 0; i < dp->n_workers; i++)
 			out[n++] = i;
 		break;

@@ -163,7 +163,8 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 	const struct sb_peer *peer = &tx->peers.peer[ev->peer];
 	struct sb_dp_tx_peer *tp = &tx->peer[ev->peer];
 	const struct sb_path *path = &peer->path[ev->path];
-	struct sb_dp_msg msg = { .peer = ev->peer, .path = ev->path, .host_id = peer->host_id };
+	struct sb_dp_msg msg = { .peer = ev->peer, .path = ev->path, .host_id = peer->host_id,
+		.instance = peer->instance };
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 	/* For the log lines of the rare events; feedback comes with every hello. */
@@ -175,6 +176,7 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 	case SB_PEER_EV_NEW:
 		DP_LOG(INFO, "peer %u (%s) discovered", peer->host_id, mac);
 		tp->tx_seq = seq_start(dp, peer->host_id);
+		sb_dp_auth_peer_tx(dp, ev->peer);
 		msg.type = SB_DP_MSG_PEER;
 		memcpy(msg.mac, peer->agg_mac, SB_ETH_ALEN);
 		sb_dp_msg_all(dp, &msg);
@@ -191,6 +193,7 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 		memset(tp->path_tx_bytes, 0, sizeof(tp->path_tx_bytes));
 		memset(tp->pbusy_ns, 0, sizeof(tp->pbusy_ns));
 		memset(tp->est, 0, sizeof(tp->est));
+		sb_dp_auth_peer_tx(dp, ev->peer);	/* its new instance */
 		msg.type = SB_DP_MSG_PEER_RESET;
 		sb_dp_msg_all(dp, &msg);
 		break;
@@ -390,11 +393,21 @@ sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 			uint16_t pid = m[i]->port;
 			unsigned int index = pid < RTE_MAX_ETHPORTS ? dp->port_index[pid] :
 				UINT8_MAX;
+			uint32_t len = rte_pktmbuf_data_len(m[i]);
+			bool tagged = (buf[15] & SB_WIRE_F_AUTH) != 0;
+			struct sb_hello_auth a;
 			struct sb_hello h;
 			enum sb_wire_err e;
 
 			e = index < dp->n_ports ? sb_wire_hello_decode(buf + SB_HDR_LEN,
-				rte_pktmbuf_data_len(m[i]) - SB_HDR_LEN, &h) : SB_WIRE_E_HELLO;
+				len - SB_HDR_LEN, &h) : SB_WIRE_E_HELLO;
+			/* The trailer is part of the hello, key or no key; its tag covers the
+			 * whole frame: one segment, all of it. */
+			if (e == SB_WIRE_OK && tagged) {
+				e = sb_wire_hello_auth_get(buf, len, &h, &a);
+				if (e == SB_WIRE_OK && len != rte_pktmbuf_pkt_len(m[i]))
+					e = SB_WIRE_E_TRUNCATED;
+			}
 			if (e != SB_WIRE_OK) {
 				tx->stats->rx_err[e]++;	/* absurd, or shorter than its entries */
 			} else if ((h.flags & SB_HELLO_F_UNICAST) &&
@@ -403,6 +416,9 @@ sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 				 * flooded it. Its list and numbering are that path's. */
 				tx->stats->rx_hello++;
 				tx->stats->rx_hello_not_ours++;
+			} else if (!sb_dp_auth_hello_rx(dp, index, buf, len, &h, tagged ? &a : NULL,
+					now)) {
+				/* counted by reason (rx_auth_*) */
 			} else {
 				tx->stats->rx_hello++;
 				int pi = sb_peer_hello_rx(&tx->peers, index, buf + SB_ETH_ALEN,
@@ -474,8 +490,9 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 {
 	struct sb_hello_entry entries[(HELLO_MAX_LEN - SB_HDR_LEN - SB_HELLO_LEN) /
 		SB_HELLO_ENTRY_LEN];
+	/* An authenticated hello's trailer comes out of the same room. */
 	unsigned int max = sb_wire_hello_max_entries(RTE_MIN((unsigned int)HELLO_MAX_LEN,
-		(unsigned int)p->mtu + SB_ETH_HLEN));
+		(unsigned int)p->mtu + SB_ETH_HLEN) - (dp->auth ? SB_HELLO_AUTH_LEN : 0));
 	struct sb_hello h = {
 		.host_id = dp->conf.host_id,
 		.instance = dp->tx->instance,
@@ -534,6 +551,8 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 	room = rte_pktmbuf_tailroom(m);
 	buf = rte_pktmbuf_mtod(m, uint8_t *);
 	len = sb_wire_put_hello(buf, room, dst, p->mac, p->index, &h, entries, pad_to);
+	if (len != 0)
+		len = sb_dp_auth_hello_tx(dp, p->index, buf, len, room);
 	if (len == 0) {
 		/* The pool's buffers are sized for the largest port MTU: cannot happen. */
 		rte_pktmbuf_free(m);

@@ -27,8 +27,10 @@
  *   sb_dp_rx.c     ports -> reorder -> kernel, messages from the TX worker
  *   sb_dp_tx.c     kernel -> shim -> ports, passthrough
  *   sb_dp_hello.c  hellos in/out, carrier, peer and path events -> messages
- *   sb_dp_cmd.c    commands from the rings, snapshots -> hello (port down)
+ *   sb_dp_cmd.c    commands from the rings, snapshots -> hello (port down), auth (keys)
+ *   sb_dp_auth.c   cluster keys: pair keys, hellos signed and checked (lib/auth)
  *   sb_dp_stats.c  the counter tables
+ * (sb_dp_hello.c -> auth as well; rx and tx tag DATA frames with lib/auth directly.)
  */
 
 #include <stdbool.h>
@@ -135,6 +137,9 @@ struct sb_dp_tx_peer {
 	 *  as a probe does), and their count at the path's last unicast probe round. */
 	uint32_t full_tx[SB_PEER_MAX_PATHS], full_tx_probed[SB_PEER_MAX_PATHS];
 	uint64_t lat[SB_DP_LAT_BUCKETS];	/**< sb0 -> wire latency. */
+	struct sb_auth_pair_key tx_key;	/**< Tags our DATA frames to it (with a cluster key):
+					 *   derived when it is found or restarts, and when
+					 *   the keys change (sb_dp_auth.c). */
 	/* Frames from the kernel for this peer, set aside while every path to it was full
 	 * so that frames for other peers behind them could go (sb_dp_tx_exception()); a FIFO,
 	 * sent before anything newer for this peer. */
@@ -164,6 +169,11 @@ struct sb_dp_rx_peer {
 	uint64_t hz;			/**< TSC cycles per second (the window's jump bound). */
 	uint64_t timeout_set;		/**< The hold the window has now, TSC cycles (owner). */
 	uint64_t lat[SB_DP_LAT_BUCKETS];	/**< Wire -> sb0 latency (owner). */
+	/* With a cluster key (owner): the keys its DATA frames' tags verify with, one per
+	 * cluster key held, the last one that verified first (sb_dp_auth.c). */
+	struct sb_auth_pair_key rx_key[SB_AUTH_RING_MAX];
+	uint8_t n_rx_keys;
+	uint32_t instance;		/**< The peer's instance they were derived for. */
 } __rte_cache_aligned;
 
 /** Messages the TX worker sends every RX worker (their msg_ring). */
@@ -189,6 +199,7 @@ struct sb_dp_msg {
 	uint8_t pad;
 	uint8_t mac[SB_ETH_ALEN];
 	uint32_t host_id;
+	uint32_t instance;	/**< PEER, PEER_RESET: the peer's instance (its pair keys). */
 };
 
 /** An RX worker. */
@@ -216,6 +227,8 @@ struct sb_dp_rx {
 	uint32_t answer_probe;		/**< Deliveries while answers did not come. */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
+	struct sb_auth_keyring keyring;	/**< Its copy of the cluster keys (dp->auth). */
+	uint32_t instance;		/**< Ours (the TX worker's, copied at create). */
 };
 
 /*
@@ -292,6 +305,11 @@ struct sb_dp_tx {
 	int answer_score;		/**< Whether answers come (RX workers read it). */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
+	/* Cluster authentication (dp->auth; sb_dp_auth.c). */
+	struct sb_auth_keyring keyring;	/**< Its copy of the cluster keys ... */
+	uint8_t key_fp[SB_AUTH_RING_MAX][SB_AUTH_FP_LEN];	/**< ... their fingerprints. */
+	struct sb_auth_seq hello_cseq[SB_MAX_PORTS];	/**< Crypto sequence per sending port. */
+	struct sb_auth_replay_table replay;	/**< Replay marks of the hello streams. */
 };
 
 /**
@@ -310,6 +328,19 @@ sb_dp_path_rate_bps(const struct sb_dp_tx *tx, unsigned int pi, unsigned int j)
 		r = tx->peer[pi].est[j].rate_bps;
 	return r;
 }
+
+/** What a worker logs at most once every SB_DP_LOG_EVERY_S (sb_dp_log_allowed()): messages
+ *  about frames from the wire, which anyone on a switch can send at any rate. */
+enum sb_dp_log_what {
+	SB_DP_LOG_VERSION,		/**< A frame of another wire version. */
+	SB_DP_LOG_AUTH_NO_TAG,
+	SB_DP_LOG_AUTH_BAD_TAG,
+	SB_DP_LOG_AUTH_REPLAY,
+	SB_DP_LOG_AUTH_UNKNOWN_KEY,
+	SB_DP_LOG_AUTH_UNEXPECTED,
+	SB_DP_LOG_MAX
+};
+#define SB_DP_LOG_EVERY_S 10
 
 /** One lcore of the datapath. */
 struct sb_dp_worker {
@@ -332,6 +363,8 @@ struct sb_dp_worker {
 	struct sb_wait *wait;		/**< What it sleeps on (sb_wait.h). */
 	unsigned int n_polled;		/**< Sources it reads that have no descriptor to
 					 *   wait on: they cap its sleep (sb_dp.c). */
+	uint64_t log_next[SB_DP_LOG_MAX];	/**< TSC before which it says nothing more of
+						 *   each (sb_dp_log_allowed()). */
 	struct sb_dp_stats stats;	/**< Written by this worker only. */
 } __rte_cache_aligned;
 
@@ -346,6 +379,7 @@ struct sb_dp {
 	bool *stop;			/**< Set by the main lcore; read with __atomic_load_n. */
 	uint8_t port_index[RTE_MAX_ETHPORTS];	/**< ethdev port -> member index, 0xff. */
 
+	bool auth;			/**< Frames carry tags (a cluster key): fixed at create. */
 	unsigned int n_workers;
 	unsigned int n_rx;		/**< RX sides (the ALL worker has one). */
 	struct sb_dp_worker worker[SB_DP_MAX_WORKERS];
@@ -357,6 +391,17 @@ struct sb_dp {
 					 *   latency histograms; -1: not stamped. */
 	struct sb_dp_rx_peer rx_peer[SB_MAX_PEERS];	/**< Each owned by one RX worker. */
 };
+
+/** Whether worker @p w may log another message of kind @p what at TSC @p now: once every
+ *  SB_DP_LOG_EVERY_S per worker and kind (its own state: no lock). */
+static inline bool
+sb_dp_log_allowed(struct sb_dp_worker *w, enum sb_dp_log_what what, uint64_t now)
+{
+	if (now < w->log_next[what])
+		return false;
+	w->log_next[what] = now + (uint64_t)SB_DP_LOG_EVERY_S * w->dp->hz;
+	return true;
+}
 
 /** @return the RX worker id owning member port @p index. */
 static inline unsigned int
@@ -469,6 +514,41 @@ sb_dp_tick_stall(const struct sb_dp *dp, bool slow)
 
 /** Send @p msg to every RX worker. */
 void sb_dp_msg_all(struct sb_dp *dp, const struct sb_dp_msg *msg);
+
+/* sb_dp_auth.c (with a cluster key, dp->auth) */
+
+/** TX worker: derive the key that tags our DATA frames to peer @p pi (found, restarted). */
+void sb_dp_auth_peer_tx(struct sb_dp *dp, unsigned int pi);
+/** RX worker owning peer @p pi: derive the keys its DATA frames verify with, for the peer's
+ *  instance @p instance (found, restarted). */
+void sb_dp_auth_peer_rx(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int pi,
+	uint32_t instance);
+/**
+ * TX worker, a received hello that decoded: the tag checks of docs/wire-format.md in order
+ * (a tag present exactly when we hold a key; the key id held; the tag; its crypto sequence
+ * newer than the last taken on its stream), counted and logged (rate-limited) when refused.
+ * @param index  Our port it arrived on.
+ * @param len    The frame's bytes in its (single) segment.
+ * @param a      Its trailer, decoded (sb_wire_hello_auth_get()), when its shim says
+ *   SB_WIRE_F_AUTH; NULL otherwise.
+ * @return true when the hello may go on to the peer table.
+ */
+bool sb_dp_auth_hello_rx(struct sb_dp *dp, unsigned int index, const uint8_t *frame,
+	uint32_t len, const struct sb_hello *h, const struct sb_hello_auth *a, uint64_t now);
+/**
+ * TX worker, a hello just written by sb_wire_put_hello() at @p frame (@p len bytes, @p room
+ * available): with a cluster key, add its trailer (port @p port's next crypto sequence) and
+ * sign it.
+ * @return the frame's length now, or 0 when the trailer does not fit (the hello is dropped).
+ */
+size_t sb_dp_auth_hello_tx(struct sb_dp *dp, unsigned int port, uint8_t *frame, size_t len,
+	size_t room);
+/**
+ * Worker @p w takes the cluster keys @p ring (SB_CMD_SET_KEYRING): copies them and derives
+ * the pair keys of the peers it serves again.
+ * @return 0, -ENOTSUP (the datapath started without a key) or -EINVAL (empty ring).
+ */
+int sb_dp_auth_set_keyring(struct sb_dp_worker *w, const struct sb_auth_keyring *ring);
 
 /* sb_dp_cmd.c */
 

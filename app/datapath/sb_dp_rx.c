@@ -10,22 +10,72 @@
 
 #include "sb_dp_int.h"
 
-/* Turn a received DATA frame back into the inner Ethernet frame, in place. */
+/* Turn a received DATA frame back into the inner Ethernet frame, in place. @p off: where
+ * sb_wire_parse() found the inner payload (past the tag of an authenticated frame). */
 static inline void
-decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, const uint8_t *peer_mac)
+decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, size_t off,
+	const uint8_t *peer_mac)
 {
 	uint8_t *b;
 
 	if (shim->flags & SB_WIRE_F_ELIDED) {
-		/* The inner EtherType sits at offset 22: drop 10 bytes and rebuild the
-		 * addresses in front of it (receiver = us, sender = the peer). */
-		b = rte_pktmbuf_mtod(m, uint8_t *) + SB_WIRE_OVERHEAD;
+		/* The inner EtherType sits at @p off (22, or 26 after a tag): drop what is in
+		 * front of its place in an Ethernet header and rebuild the addresses there
+		 * (receiver = us, sender = the peer). */
+		off -= 2 * SB_ETH_ALEN;
+		b = rte_pktmbuf_mtod(m, uint8_t *) + off;
 		rte_memcpy(b, dp->conf.mac, SB_ETH_ALEN);
 		rte_memcpy(b + SB_ETH_ALEN, peer_mac, SB_ETH_ALEN);
-		rte_pktmbuf_adj(m, SB_WIRE_OVERHEAD);
-	} else {
-		rte_pktmbuf_adj(m, SB_HDR_LEN);
 	}
+	rte_pktmbuf_adj(m, (uint16_t)off);
+}
+
+/* A frame of another wire version (a host not upgraded yet): said once in a while, since
+ * every such frame is refused and the paths to that host never come up. */
+static void
+version_refused(struct sb_dp_rx *rx, unsigned int index, const uint8_t *buf, uint64_t now)
+{
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	if (!sb_dp_log_allowed(rx->w, SB_DP_LOG_VERSION, now))
+		return;
+	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)(buf +
+		SB_ETH_ALEN));
+	DP_LOG(WARNING, "port %u: frame of wire version %u from %s refused: this host speaks "
+		"version %u, and every host of a cluster must speak the same (rx_err_bad_version; "
+		"at most one such line every %u s)", index, buf[SB_ETH_HLEN] >> 4, mac,
+		SB_WIRE_VERSION, SB_DP_LOG_EVERY_S);
+}
+
+/* A DATA frame whose tag is missing, unexpected or wrong: counted, said once in a while. */
+static void
+data_refused(struct sb_dp_rx *rx, enum sb_dp_log_what what, unsigned int index,
+	const uint8_t *buf, uint64_t now, const char *why)
+{
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	if (!sb_dp_log_allowed(rx->w, what, now))
+		return;
+	rte_ether_format_addr(mac, sizeof(mac), (const struct rte_ether_addr *)(buf +
+		SB_ETH_ALEN));
+	DP_LOG(WARNING, "port %u: DATA frame from %s refused: %s (at most one such line every "
+		"%u s)", index, mac, why, SB_DP_LOG_EVERY_S);
+}
+
+/* Check the tag of a DATA frame from peer @p rp with the keys of the peer's instance, the
+ * one that verified last first (the other one during a rollover). @return true if good. */
+static inline bool
+data_tag_ok(struct sb_dp_rx_peer *rp, const uint8_t *buf)
+{
+	int k = sb_auth_data_verify(rp->rx_key, rp->n_rx_keys, buf, buf + SB_HDR_LEN);
+
+	if (likely(k == 0))
+		return true;
+	if (k < 0)
+		return false;
+	/* The sender moved to the other key: try it first from now on. */
+	RTE_SWAP(rp->rx_key[0], rp->rx_key[k]);
+	return true;
 }
 
 /* Hand a frame that arrived on member port @p index to another worker's ring, or count the
@@ -97,6 +147,8 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 			}
 		} else {
 			st->rx_err[e]++;
+			if (e == SB_WIRE_E_VERSION)
+				version_refused(rx, index, buf, now);
 		}
 		rte_pktmbuf_free(m);
 		return;
@@ -109,8 +161,23 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 		return;
 	}
 	if (shim.type == SB_WIRE_HELLO) {
-		/* The peer table lives with the TX worker. */
+		/* The peer table lives with the TX worker (which checks the hello's tag). */
 		pass_on(dp, rx, dp->hello_ring, dp->tx->w, index, m);
+		return;
+	}
+	/* A tag exactly when we hold a cluster key (docs/wire-format.md). */
+	if (unlikely(((shim.flags & SB_WIRE_F_AUTH) != 0) != dp->auth)) {
+		if (dp->auth) {
+			st->rx_auth_no_tag++;
+			data_refused(rx, SB_DP_LOG_AUTH_NO_TAG, index, buf, now,
+				"no cluster key tag (rx_auth_no_tag)");
+		} else {
+			st->rx_auth_unexpected++;
+			data_refused(rx, SB_DP_LOG_AUTH_UNEXPECTED, index, buf, now,
+				"it carries a cluster key tag and this host has no "
+				"cluster_key_file (rx_auth_unexpected)");
+		}
+		rte_pktmbuf_free(m);
 		return;
 	}
 
@@ -129,12 +196,21 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 		return;
 	}
 	rp = &dp->rx_peer[pi];
+	/* Before the window: a forged sequence number never moves it. */
+	if (dp->auth && unlikely(!data_tag_ok(rp, buf))) {
+		st->rx_auth_bad_tag++;
+		data_refused(rx, SB_DP_LOG_AUTH_BAD_TAG, index, buf, now,
+			"its tag does not verify: forged, altered, sent before the peer or we "
+			"restarted, or with another key (rx_auth_bad_tag)");
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (unlikely(rp->reorder == NULL)) {
 		st->rx_out_of_range++;	/* no window: it could not be created */
 		rte_pktmbuf_free(m);
 		return;
 	}
-	decap(dp, m, &shim, rx->map.peer[pi].agg_mac);
+	decap(dp, m, &shim, off, rx->map.peer[pi].agg_mac);
 
 	st->rx_data++;
 	rp->path_rx[path]++;
@@ -467,6 +543,9 @@ peer_gone(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer, bool mine)
 	memset(rp->path_from, 0, sizeof(rp->path_from));
 	memset(rp->lat, 0, sizeof(rp->lat));
 	rp->timeout_set = 0;
+	/* Its pair keys go with it: the next peer in this slot derives its own. */
+	sb_auth_wipe(rp->rx_key, sizeof(rp->rx_key));
+	rp->n_rx_keys = 0;
 }
 
 void
@@ -485,11 +564,16 @@ sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 			switch (g->type) {
 			case SB_DP_MSG_PEER:
 				sb_peer_map_set_peer(&rx->map, g->peer, g->host_id, g->mac);
-				if (mine)
+				if (mine) {
 					window_create(dp, rx, g->peer);
+					sb_dp_auth_peer_rx(dp, rx, g->peer, g->instance);
+				}
 				break;
 			case SB_DP_MSG_PEER_RESET:
 				sb_peer_map_reset_peer(&rx->map, g->peer);
+				/* A new instance: tags of the old one verify no more. */
+				if (mine)
+					sb_dp_auth_peer_rx(dp, rx, g->peer, g->instance);
 				if (!mine || rp->reorder == NULL)
 					break;
 				/* Its sequence numbers start afresh and its paths are learnt

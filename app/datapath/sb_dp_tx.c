@@ -141,6 +141,11 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 	} else {
 		add = SB_HDR_LEN;
 	}
+	if (dp->auth) {
+		/* The tag goes between the shim and the inner frame. */
+		shim.flags |= SB_WIRE_F_AUTH;
+		add += SB_WIRE_DATA_TAG_LEN;
+	}
 	wire_len = rte_pktmbuf_pkt_len(m) + add;
 
 	j = sb_sched_pick(&dpeer->sched, view_get(dp, pi, now_ns), wire_len);
@@ -164,8 +169,11 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 	shim.path = p->index;
 	shim.path_seq = dpeer->path_seq[j]++;
 	shim.seq = dpeer->tx_seq++;
-	/* For elided frames the inner EtherType is already in place at offset 22. */
+	/* For elided frames the inner EtherType is already in place at offset 22 (26 after a
+	 * tag). */
 	sb_wire_put_hdr(hdr, path->remote_mac, p->mac, &shim);
+	if (dp->auth)
+		sb_auth_data_tag(&dpeer->tx_key, hdr, hdr + SB_HDR_LEN);
 	sb_sched_charge(&dpeer->view, j, wire_len);
 	p->busy_until_ns = dpeer->view.path[j].busy_until_ns;
 	if (dpeer->view.path[j].path_rate_bps != 0)

@@ -45,11 +45,24 @@ put_be32(uint8_t *p, uint32_t v)
 	p[3] = v;
 }
 
+static inline uint64_t
+get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+static inline void
+put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
+}
+
 enum sb_wire_err
 sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *shim, size_t *inner_off)
 {
 	const uint8_t *s;
-	size_t need;
+	size_t need, off;
 
 	if (len < SB_ETH_HLEN)
 		return SB_WIRE_E_TRUNCATED;
@@ -73,19 +86,24 @@ sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *shim, size_t *inne
 
 	switch (shim->type) {
 	case SB_WIRE_HELLO:
-		if (shim->flags != 0)
+		if (shim->flags & ~SB_WIRE_F_HELLO_MASK)
 			return SB_WIRE_E_FLAGS;
-		need = SB_HDR_LEN + SB_HELLO_LEN;
+		/* The trailer of an authenticated hello follows its entries: checked when
+		 * the body is decoded (sb_wire_hello_auth_get()). */
+		off = SB_HDR_LEN;
+		need = off + SB_HELLO_LEN;
 		break;
 	case SB_WIRE_DATA:
 	default:
-		/* An inner frame needs at least its EtherType, and its addresses unless elided. */
-		need = SB_HDR_LEN + ((shim->flags & SB_WIRE_F_ELIDED) ? 2 : SB_ETH_HLEN);
+		/* An inner frame needs at least its EtherType, and its addresses unless elided;
+		 * an authenticated one its tag before that. */
+		off = SB_HDR_LEN + ((shim->flags & SB_WIRE_F_AUTH) ? SB_WIRE_DATA_TAG_LEN : 0);
+		need = off + ((shim->flags & SB_WIRE_F_ELIDED) ? 2 : SB_ETH_HLEN);
 		break;
 	}
 	if (len < need)
 		return SB_WIRE_E_TRUNCATED;
-	*inner_off = SB_HDR_LEN;
+	*inner_off = off;
 	return SB_WIRE_OK;
 }
 
@@ -145,6 +163,51 @@ sb_wire_hello_entry_get(const struct sb_hello *h, unsigned int i, struct sb_hell
 	if (e->host_id == 0 || (e->flags & ~SB_ENTRY_F_MASK) != 0)
 		return SB_WIRE_E_HELLO;
 	return SB_WIRE_OK;
+}
+
+enum sb_wire_err
+sb_wire_hello_auth_get(const uint8_t *frame, size_t len, const struct sb_hello *h,
+	struct sb_hello_auth *a)
+{
+	size_t off = sb_wire_hello_auth_off(h);
+	const uint8_t *t;
+
+	if (len < off || len - off < SB_HELLO_AUTH_LEN)
+		return SB_WIRE_E_TRUNCATED;
+	t = frame + off;
+	a->key_id = t[0];
+	a->seq = get_be64(t + 4);
+	a->off = off;
+	if (t[1] != 0 || t[2] != 0 || t[3] != 0 || a->seq == 0)
+		return SB_WIRE_E_HELLO;
+	return SB_WIRE_OK;
+}
+
+size_t
+sb_wire_hello_auth_put(uint8_t *frame, size_t buf_len, size_t frame_len, uint8_t key_id,
+	uint64_t seq, size_t *trailer_off)
+{
+	struct sb_hello h;
+	size_t off, end;
+	uint8_t *t;
+
+	if (frame_len < SB_HDR_LEN + SB_HELLO_LEN || frame[14] != (SB_WIRE_VERSION << 4 |
+			SB_WIRE_HELLO) || sb_wire_hello_decode(frame + SB_HDR_LEN,
+			frame_len - SB_HDR_LEN, &h) != SB_WIRE_OK)
+		return 0;
+	off = sb_wire_hello_auth_off(&h);
+	end = off + SB_HELLO_AUTH_LEN;
+	if (end > buf_len)
+		return 0;
+	frame[15] |= SB_WIRE_F_AUTH;
+	t = frame + off;
+	memset(t, 0, SB_HELLO_AUTH_LEN);
+	t[0] = key_id;
+	put_be64(t + 4, seq);
+	if (trailer_off != NULL)
+		*trailer_off = off;
+	/* Within a probe's padding (zeros) the length stays; otherwise it grows. */
+	return end > frame_len ? end : frame_len;
 }
 
 void

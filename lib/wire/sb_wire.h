@@ -4,13 +4,13 @@
 
 /**
  * @file
- * seqbond wire format, version 2 (docs/wire-format.md has the byte-by-byte description).
+ * seqbond wire format, version 3 (docs/wire-format.md has the byte-by-byte description).
  *
  * Every seqbond frame is an ordinary Ethernet frame with EtherType SB_ETHER_TYPE followed by
  * an 8-byte shim:
  *
  *   byte 0   version (high nibble, SB_WIRE_VERSION) | frame type (low nibble)
- *   byte 1   flags
+ *   byte 1   flags (SB_WIRE_F_*)
  *   byte 2   path id: the sender's port index
  *   byte 3   path sequence number: DATA frames only, +1 per DATA frame the sender puts on
  *            this path (mod 256), so the receiver sees which path lost a frame; 0 otherwise
@@ -25,6 +25,13 @@
  * port the hello left from), then padding up to the frame length when the hello is a
  * full-size probe (SB_HELLO_F_PROBE).
  *
+ * Cluster authentication (version 3, lib/auth): a host with a cluster key sets
+ * SB_WIRE_F_AUTH in every frame it sends. A DATA frame then carries a SB_WIRE_DATA_TAG_LEN-byte
+ * tag right after the shim (before the inner EtherType or frame); a hello carries struct
+ * sb_wire_hello_auth (key id, crypto sequence, tag) right after its entries, before any
+ * probe padding. A host without a key sends neither and refuses frames that carry them; a
+ * host with one refuses frames without them (the datapath counts both).
+ *
  * The parser works on a flat buffer (the first segment of an mbuf) so it can be unit tested
  * and fuzzed without ports.
  */
@@ -35,15 +42,18 @@
 
 /** IEEE Std 802 Local Experimental EtherType 1. */
 #define SB_ETHER_TYPE 0x88B5
-#define SB_WIRE_VERSION 2
+#define SB_WIRE_VERSION 3
 
 #define SB_ETH_HLEN 14			/**< Ethernet header, no VLAN tag. */
 #define SB_ETH_ALEN 6
 #define SB_SHIM_LEN 8			/**< Shim alone. */
 #define SB_HDR_LEN (SB_ETH_HLEN + SB_SHIM_LEN)	/**< Outer Ethernet + shim. */
 /** Bytes seqbond adds to an inner frame whose addresses are elided: outer header + shim +
- *  inner EtherType - inner Ethernet header. This is what the exception MTU gives up. */
+ *  inner EtherType - inner Ethernet header. This is what the exception MTU gives up
+ *  without a cluster key (sb_wire_overhead()). */
 #define SB_WIRE_OVERHEAD (SB_HDR_LEN + 2 - SB_ETH_HLEN)
+/** The tag of a DATA frame flagged SB_WIRE_F_AUTH, bytes: right after the shim. */
+#define SB_WIRE_DATA_TAG_LEN 4
 
 /** Frame types (low nibble of byte 0). Type 1 (version 1's UNSEQ) is not used any more. */
 enum sb_wire_type {
@@ -54,7 +64,20 @@ enum sb_wire_type {
 
 /** Shim flags (byte 1). */
 #define SB_WIRE_F_ELIDED 0x01	/**< Inner MAC addresses elided; only EtherType follows. */
-#define SB_WIRE_F_MASK 0x01	/**< Flags this version understands. */
+#define SB_WIRE_F_AUTH 0x02	/**< Authenticated: a DATA tag follows the shim, or a hello
+				 *   carries struct sb_wire_hello_auth after its entries. */
+#define SB_WIRE_F_MASK 0x03	/**< Flags this version understands. */
+#define SB_WIRE_F_HELLO_MASK SB_WIRE_F_AUTH	/**< Of those, the ones a hello may carry. */
+
+/**
+ * Bytes seqbond adds to an inner frame whose addresses are elided, with (@p auth) or without
+ * a cluster key: what the exception MTU gives up (10 or 14).
+ */
+static inline unsigned int
+sb_wire_overhead(bool auth)
+{
+	return SB_WIRE_OVERHEAD + (auth ? SB_WIRE_DATA_TAG_LEN : 0);
+}
 
 /** Group address hellos are sent to: multicast, locally administered, flooded by bridges. */
 #define SB_HELLO_MAC { 0x03, 0x53, 0x42, 0x00, 0x00, 0x01 }
@@ -151,6 +174,30 @@ sb_wire_hello_entry_len(uint8_t hello_flags)
 	return (hello_flags & SB_HELLO_F_BRIEF) ? SB_HELLO_BRIEF_LEN : SB_HELLO_ENTRY_LEN;
 }
 
+/**
+ * Authentication trailer of a hello flagged SB_WIRE_F_AUTH, right after its entries (before
+ * any probe padding). 28 bytes, network order. The tag covers the whole frame from its first
+ * byte to its last (padding included), with the tag's own bytes taken as zeros (lib/auth,
+ * sb_auth_hello_sign()).
+ */
+struct sb_wire_hello_auth {
+	uint8_t key_id;		/**< Id of the cluster key the tag was made with. */
+	uint8_t reserved[3];	/**< Sent as 0. */
+	uint64_t seq;		/**< Crypto sequence: increasing per sending port (replay check). */
+	uint8_t tag[16];	/**< Keyed MAC (SB_AUTH_HELLO_TAG_LEN). */
+} __attribute__((packed));
+
+#define SB_HELLO_AUTH_LEN ((unsigned int)sizeof(struct sb_wire_hello_auth))
+/** Offset of the tag inside struct sb_wire_hello_auth. */
+#define SB_HELLO_AUTH_TAG_OFF 12
+
+/** Decoded authentication trailer (sb_wire_hello_auth_get()). */
+struct sb_hello_auth {
+	uint8_t key_id;
+	uint64_t seq;		/**< Host order. */
+	size_t off;		/**< Offset of the trailer in the frame (from its first byte). */
+};
+
 /** Decoded hello, host order. The entries stay in the frame: sb_wire_hello_entry_get(). */
 struct sb_hello {
 	uint32_t host_id;
@@ -207,8 +254,11 @@ const char *sb_wire_err_str(enum sb_wire_err e);
  * @param len   Bytes available in @p buf (contiguous).
  * @param shim  Filled on success.
  * @param inner_off  On success for DATA: offset of the inner payload: for elided frames, of
- *   the inner EtherType; otherwise of the inner Ethernet header.
- * @return SB_WIRE_OK or the reason the frame is not a valid seqbond frame.
+ *   the inner EtherType; otherwise of the inner Ethernet header. Past the tag when the frame
+ *   is flagged SB_WIRE_F_AUTH (the tag is at SB_HDR_LEN).
+ * @return SB_WIRE_OK or the reason the frame is not a valid seqbond frame: SB_WIRE_E_VERSION
+ *   for any version but SB_WIRE_VERSION (a host of version 2 included), SB_WIRE_E_FLAGS for
+ *   flags the type does not define (a hello may carry SB_WIRE_F_AUTH only).
  */
 enum sb_wire_err sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *shim,
 	size_t *inner_off);
@@ -231,13 +281,54 @@ enum sb_wire_err sb_wire_hello_entry_get(const struct sb_hello *h, unsigned int 
 	struct sb_hello_entry *e);
 
 /**
+ * Offset of a hello's authentication trailer in its frame: right after its entries (full or
+ * brief by h->flags).
+ * @param h  Decoded by sb_wire_hello_decode() from the bytes after the frame's shim.
+ * @return bytes from the frame's first byte.
+ */
+static inline size_t
+sb_wire_hello_auth_off(const struct sb_hello *h)
+{
+	return SB_HDR_LEN + SB_HELLO_LEN + (size_t)h->n_entries * sb_wire_hello_entry_len(h->flags);
+}
+
+/**
+ * Decode the authentication trailer of a hello whose shim has SB_WIRE_F_AUTH.
+ * @param frame  The frame's first byte; @param len its length in bytes.
+ * @param h  The hello, decoded from the same frame by sb_wire_hello_decode().
+ * @param a  Filled on success.
+ * @return SB_WIRE_OK, SB_WIRE_E_TRUNCATED (the trailer does not fit after the entries) or
+ *   SB_WIRE_E_HELLO (reserved bytes not 0, or crypto sequence 0: no sender makes those).
+ */
+enum sb_wire_err sb_wire_hello_auth_get(const uint8_t *frame, size_t len,
+	const struct sb_hello *h, struct sb_hello_auth *a);
+
+/**
+ * Make a hello written by sb_wire_put_hello() an authenticated one: set SB_WIRE_F_AUTH in its
+ * shim and write the trailer (key id, crypto sequence, a zero tag) after its entries. A probe
+ * keeps its length (the trailer takes the first bytes of its padding); a hello without
+ * padding grows by SB_HELLO_AUTH_LEN. The tag is lib/auth's to fill (sb_auth_hello_sign()).
+ *
+ * @param frame      The hello frame; @param buf_len room at @p frame, bytes.
+ * @param frame_len  Its length now, bytes (what sb_wire_put_hello() returned).
+ * @param key_id, seq  The send key's id and the port's next crypto sequence.
+ * @param trailer_off  Set to the offset of the trailer (the tag is SB_HELLO_AUTH_TAG_OFF
+ *   further); may be NULL.
+ * @return the new frame length, or 0 when the trailer does not fit in @p buf_len (nothing
+ *   changed), or the frame is not a hello this library wrote.
+ */
+size_t sb_wire_hello_auth_put(uint8_t *frame, size_t buf_len, size_t frame_len, uint8_t key_id,
+	uint64_t seq, size_t *trailer_off);
+
+/**
  * Write the outer Ethernet header and shim at @p buf (SB_HDR_LEN bytes).
  * @param dst, src  Outer MAC addresses (6 bytes each).
  */
 void sb_wire_put_hdr(uint8_t *buf, const uint8_t *dst, const uint8_t *src,
 	const struct sb_shim *shim);
 
-/** @return how many entries fit in a hello of at most @p frame_len bytes on the wire. */
+/** @return how many (full) entries fit in a hello of at most @p frame_len bytes on the
+ *  wire; an authenticated one: pass @p frame_len less SB_HELLO_AUTH_LEN. */
 unsigned int sb_wire_hello_max_entries(unsigned int frame_len);
 
 /**

@@ -19,6 +19,14 @@
  *   len   two bytes, little endian, masked to 0..2047
  *   frame len bytes (fewer if the input ends)
  *
+ * Keyed mode (built with -DSB_FUZZ_KEYED=1, target frame-keyed): the datapath holds a
+ * cluster key, and record values 4..7 of bits 0-3 put the frame on member port (value & 3)
+ * signed by the harness as a host holding the key would: a hello that parses gets its
+ * authentication trailer (a crypto sequence that rises with every signed hello) and tag, a
+ * DATA frame flagged AUTH from a known path gets the tag of its peer's pair key. So the
+ * fuzzer reaches the hello parser and the peer table behind the tag checks, and every other
+ * record exercises the refusals (no tag, bad tag, unknown key, replay).
+ *
  * Checked: no crash or sanitizer report in the real receive, hello, peer-event and transmit
  * code; the peer table stays consistent after every record (path_of <-> paths, n_up and
  * n_usable match the paths, never our own host id); frames handed to the kernel are no
@@ -44,6 +52,10 @@
 #include "sb_dp_int.h"
 #include "sb_port.h"
 
+#ifndef SB_FUZZ_KEYED
+#define SB_FUZZ_KEYED 0
+#endif
+
 #define OUR_HOST_ID 7
 #define N_PORTS 4
 #define EXC_MTU 1490
@@ -63,6 +75,53 @@ static struct rte_ring *rx_ring[N_PORTS + 1], *tx_ring[N_PORTS + 1];	/* [N_PORTS
 static uint16_t port_id[N_PORTS + 1];
 static struct sb_exc *exc;	/* port_id[N_PORTS] as the exception path */
 static bool stop;
+
+#if SB_FUZZ_KEYED
+/* The cluster key of keyed mode (tests/fuzz/mkseeds.c writes seeds for it). */
+static const char fuzz_key_hex[] =
+	"66757a7a5f6672616d65206b657965642d6d6f6465206b657920283332206229";
+static struct sb_auth_key fuzz_key;
+static uint64_t fuzz_cseq;	/* crypto sequence of the hellos the harness signs */
+
+/* Sign frame @p m, arriving on member port @p port, as a host holding the key would (see
+ * the top). Frames that are no hello or DATA frame the datapath could take stay as they are. */
+static void
+sign(struct sb_dp *dp, struct rte_mbuf *m, unsigned int port)
+{
+	uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+	size_t len = rte_pktmbuf_data_len(m), off, n;
+	struct sb_shim shim;
+	struct sb_hello h;
+
+	if (sb_wire_parse(b, len, &shim, &off) != SB_WIRE_OK)
+		return;
+	if (shim.type == SB_WIRE_HELLO) {
+		if (sb_wire_hello_decode(b + SB_HDR_LEN, len - SB_HDR_LEN, &h) != SB_WIRE_OK)
+			return;
+		n = sb_wire_hello_auth_put(b, len + rte_pktmbuf_tailroom(m), len, fuzz_key.id,
+			++fuzz_cseq, &off);
+		if (n == 0)
+			return;
+		if (n > len)
+			rte_pktmbuf_append(m, (uint16_t)(n - len));
+		sb_auth_hello_sign(&fuzz_key, b, n, off + SB_HELLO_AUTH_TAG_OFF);
+	} else if (shim.flags & SB_WIRE_F_AUTH) {
+		struct sb_auth_pair_key k;
+		unsigned int path;
+		int pi = sb_peer_lookup_rx(&dp->tx->peers, port, b + SB_ETH_ALEN, shim.path,
+			&path);
+		struct sb_auth_pair_ids ids;
+
+		if (pi < 0)
+			return;
+		ids = (struct sb_auth_pair_ids){ .tx_host = dp->tx->peers.peer[pi].host_id,
+			.rx_host = OUR_HOST_ID, .tx_instance = dp->tx->peers.peer[pi].instance,
+			.rx_instance = dp->tx->instance };
+		if (sb_auth_pair_derive(&fuzz_key, &ids, &k) == 0)
+			sb_auth_data_tag(&k, b, b + SB_HDR_LEN);
+	}
+}
+#endif
 
 static uint16_t
 ring_port(unsigned int i)
@@ -103,6 +162,18 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		port_id[i] = ring_port(i);
 	exc = sb_exc_from_port(port_id[N_PORTS], EXC_MTU, 1);
 	CHECK(exc != NULL, "exception path: %s", rte_strerror(rte_errno));
+#if SB_FUZZ_KEYED
+	{
+		char err[128];
+		uint8_t fp[SB_AUTH_FP_LEN];
+
+		CHECK(sb_auth_init() == 0, "libsodium");
+		CHECK(sb_auth_key_parse(fuzz_key_hex, 0, &fuzz_key, err, sizeof(err)) == 0,
+			"key: %s", err);
+		sb_auth_key_fingerprint(fuzz_key.secret, fp);
+		fuzz_key.id = fp[0];
+	}
+#endif
 	return 0;
 }
 
@@ -162,13 +233,17 @@ collect(void)
 				struct sb_shim shim;
 				size_t off;
 
-				if (i == N_PORTS)
+				if (i == N_PORTS) {
 					CHECK(rte_pktmbuf_pkt_len(m[j]) <= EXC_MTU + 18,
 						"%u bytes to the kernel", rte_pktmbuf_pkt_len(m[j]));
-				else
+				} else {
 					CHECK(sb_wire_parse(rte_pktmbuf_mtod(m[j], uint8_t *),
 						rte_pktmbuf_data_len(m[j]), &shim, &off) ==
 						SB_WIRE_OK, "we sent a frame that does not parse");
+					CHECK(((shim.flags & SB_WIRE_F_AUTH) != 0) == SB_FUZZ_KEYED,
+						"we sent a frame %s a tag", SB_FUZZ_KEYED ?
+						"without" : "with");
+				}
 			}
 			rte_pktmbuf_free_bulk(m, n);
 		}
@@ -219,6 +294,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < N_PORTS; i++)
 		conf.port[i] = (struct sb_dp_port_conf){ .port_id = port_id[i], .mtu = 1500,
 			.rate_kbps = 100000, .pt_port = RTE_MAX_ETHPORTS };
+#if SB_FUZZ_KEYED
+	CHECK(sb_auth_ring_add(&conf.keyring, &fuzz_key) == 0, "keyring");
+	conf.exc_mtu = 1500 - sb_wire_overhead(true);
+	fuzz_cseq = 0;
+#endif
 	dp = sb_dp_create(&conf, &stop);
 	CHECK(dp != NULL, "sb_dp_create: %s", rte_strerror(rte_errno));
 	sb_dp_worker_poll(&dp->worker[0], now, true);
@@ -227,6 +307,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t ctl = data[pos++];
 		unsigned int port = ctl & 0x0f, adv = ((ctl >> 4) & 7) * 3;
 		struct rte_mbuf *m;
+		bool signed_rec = SB_FUZZ_KEYED && port >= 4 && port <= 7;
 		size_t len;
 
 		now += adv * hz / 1000;
@@ -246,6 +327,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			len = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
 			memcpy(rte_pktmbuf_append(m, len), data + pos, len);
 			pos += len;
+#if SB_FUZZ_KEYED
+			if (signed_rec)
+				sign(dp, m, port);
+#else
+			(void)signed_rec;
+#endif
 			if (rte_ring_enqueue(rx_ring[port], m) != 0)
 				rte_pktmbuf_free(m);
 		}

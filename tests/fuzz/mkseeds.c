@@ -4,7 +4,11 @@
  * the seeds are the frames a real peer sends: tests/fuzz/run builds and runs it when
  * tests/fuzz/corpus/ lacks a target's seeds; the committed seeds came from it.
  *
- * Usage: mkseeds DIR   (writes seeds into DIR/frame and DIR/reorder)
+ * Usage: mkseeds DIR   (writes seeds into DIR/frame, DIR/frame-keyed and DIR/reorder)
+ *
+ * frame-keyed: the same stories for fuzz_frame's keyed mode: frames from peers go on record
+ * ports 4..7 (the harness signs them: fuzz_frame.c), DATA frames flagged AUTH with room for
+ * their tag; the malformed ones stay unsigned.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +20,7 @@
 
 static uint8_t out[16384];
 static size_t out_len;
+static bool keyed;	/* writing frame-keyed seeds */
 
 static void
 rec(unsigned int ctl, const uint8_t *frame, size_t len)
@@ -74,7 +79,9 @@ hello(unsigned int ctl, unsigned int host, unsigned int port, unsigned int n_por
 	uint8_t f[1600], src[6];
 
 	port_mac(src, host, port);
-	rec(ctl, f, sb_wire_put_hello(f, sizeof(f), group, src, port, &h, &e, probe ? 1514 : 0));
+	/* keyed: the harness adds the trailer and tag (ctl port | 4: sign) */
+	rec(keyed ? ctl | 4 : ctl, f, sb_wire_put_hello(f, sizeof(f), group, src, port, &h, &e,
+		probe ? 1514 : 0));
 }
 
 /* A DATA frame carrying a small IPv4 packet (elided) or a broadcast ARP (full header). */
@@ -86,16 +93,22 @@ data(unsigned int ctl, unsigned int host, unsigned int port, uint32_t seq, unsig
 	struct sb_shim s = { .type = type, .flags = flags, .path = port,
 		.path_seq = path_seq[port & 15]++, .seq = seq };
 	uint8_t f[80] = { 0 }, src[6], dst[6];
-	size_t len = 64;
+	size_t len = 64, o = SB_HDR_LEN;
 
+	/* keyed: a zero tag the harness fills in (ctl port | 4: sign) */
+	if (keyed && type == SB_WIRE_DATA) {
+		s.flags |= SB_WIRE_F_AUTH;
+		o += SB_WIRE_DATA_TAG_LEN;
+		ctl |= 4;
+	}
 	port_mac(src, host, port);
-	port_mac(dst, 7, ctl & 0x0f);
+	port_mac(dst, 7, ctl & 0x03);
 	sb_wire_put_hdr(f, dst, src, &s);
 	if (flags & SB_WIRE_F_ELIDED) {
-		f[22] = 0x08;		/* IPv4 */
-		f[24] = 0x45;
+		f[o] = 0x08;		/* IPv4 */
+		f[o + 2] = 0x45;
 	} else {
-		memcpy(f + 22, "\xff\xff\xff\xff\xff\xff\x02\x53\x42\x00\x00\x01\x08\x06", 14);
+		memcpy(f + o, "\xff\xff\xff\xff\xff\xff\x02\x53\x42\x00\x00\x01\x08\x06", 14);
 	}
 	rec(ctl, f, len);
 }
@@ -116,20 +129,15 @@ kernel(unsigned int adv, int dst_host)
 	rec(adv << 4 | 15, f, sizeof(f));
 }
 
-int
-main(int argc, char **argv)
+/* The seeds of fuzz_frame (keyed mode when @p with_key) into @p dir. */
+static void
+frame_seeds(const char *dir, bool with_key)
 {
-	char dir[400];
 	uint8_t f[64];
 	unsigned int p, i;
 	uint32_t seq;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DIR\n", argv[0]);
-		return 2;
-	}
-
-	snprintf(dir, sizeof(dir), "%s/frame", argv[1]);
+	keyed = with_key;
 	/* 1. Peer 1 with 4 ports: hellos and probes on every port, in-order data striped, then
 	 * the kernel sends to it and broadcasts (striped and flooded back out). */
 	for (p = 0; p < 4; p++)
@@ -179,6 +187,24 @@ main(int argc, char **argv)
 	rec(0, f, 30);
 	rec(0, f, 20);				/* truncated */
 	save(dir, "foreign-malformed");
+	keyed = false;
+}
+
+int
+main(int argc, char **argv)
+{
+	char dir[400];
+	unsigned int i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+
+	snprintf(dir, sizeof(dir), "%s/frame", argv[1]);
+	frame_seeds(dir, false);
+	snprintf(dir, sizeof(dir), "%s/frame-keyed", argv[1]);
+	frame_seeds(dir, true);
 
 	snprintf(dir, sizeof(dir), "%s/reorder", argv[1]);
 	/* window 16 (0x03), timeout 20, set_next near the wrap; paths 0, 1 active; a stream

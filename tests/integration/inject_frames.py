@@ -3,10 +3,16 @@
 the veth end facing a seqbond port). Prints, per case, the counter it must raise and by how
 much, as "expect COUNTER N" lines.
 
-Usage: inject_frames.py IFACE DST_MAC PEER_MAC OUR_HOST_ID COUNT [--oversize]
+Usage: inject_frames.py IFACE DST_MAC PEER_MAC OUR_HOST_ID COUNT [--oversize] [--key FILE]
   DST_MAC: the seqbond port's MAC; PEER_MAC: IFACE's own MAC (a known peer port);
-  OUR_HOST_ID: the receiving seqbond's host id (hellos claiming it must be refused).
+  OUR_HOST_ID: the receiving seqbond's host id (hellos claiming it must be refused);
+  --key FILE: the receiver holds this cluster key (docs/wire-format.md, "Cluster key"): hellos
+  meant for the peer table are signed with it, and the cases of its refusals are added (no
+  tag, bad tag, unknown key id, replay); without it, a tagged hello and DATA frame must be
+  refused as unexpected.
 """
+import hashlib
+import os
 import socket
 import struct
 import sys
@@ -21,9 +27,36 @@ def mac(s):
     return bytes.fromhex(s.replace(":", ""))
 
 
+V = 0x30                                        # version 3 in the high nibble
+AUTH = 0x02                                     # shim flag: tagged
+
+
 def shim(ver_type, flags=0, path=0, seq=0):
     return struct.pack("!BBBBI", ver_type, flags, path, 0, seq)
 
+
+def key_id(key):
+    """The first byte of the key's fingerprint (lib/auth sb_auth_key_fingerprint())."""
+    return hashlib.blake2b(b"", digest_size=16, key=key, person=b"seqbond keyid 1").digest()[0]
+
+
+_seq = [int(time.time() * 1e6)]
+
+
+def signed(frame, key, kid=None, tag=None, seq=None):
+    """A hello frame (no trailer yet) with AUTH set and its trailer: key id, crypto
+    sequence, BLAKE2b tag over the frame with the tag zeroed (docs/wire-format.md)."""
+    if seq is None:
+        _seq[0] += 1
+        seq = _seq[0]
+    f = bytearray(frame)
+    f[15] |= AUTH
+    f += struct.pack("!B3sQ", key_id(key) if kid is None else kid, bytes(3), seq) + bytes(16)
+    if tag is None:
+        tag = hashlib.blake2b(bytes(f), digest_size=16, key=key,
+                              person=b"seqbond hello 1").digest()
+    f[-16:] = tag
+    return bytes(f)
 
 def hello_body(host_id, port_index=0, n_ports=2, agg=bytes.fromhex("025342000063"),
                interval=10, mtu=1500, instance=77, mult=4, flags=0, n_entries=0):
@@ -36,52 +69,94 @@ def main():
     ifc, dst, peer, our_id, count = sys.argv[1], mac(sys.argv[2]), mac(sys.argv[3]), \
         int(sys.argv[4]), int(sys.argv[5])
     oversize = "--oversize" in sys.argv[6:]
+    key = None
+    if "--key" in sys.argv[6:]:
+        with open(sys.argv[sys.argv.index("--key") + 1]) as kf:
+            key = bytes.fromhex(kf.read().split()[0])
     eth = lambda d, s, t=ETH_P_SB: d + s + struct.pack("!H", t)
+
+    def sign(frame):
+        """Hellos meant for the peer table: signed when the receiver holds a key, afresh
+        for every copy sent (a copy of the same bytes is a replay)."""
+        return (lambda: signed(frame, key)) if key is not None else frame
+
+    def dshim(flags, path, seq):
+        """A DATA shim, and a (wrong) tag when the receiver holds a key, so that the frame
+        goes on to the lookup of its path."""
+        return shim(V, flags | AUTH, path, seq) + os.urandom(4) if key is not None else \
+            shim(V, flags, path, seq)
     inner = b"\x08\x00" + bytes(46)                  # elided inner: IPv4 EtherType + payload
     cases = [
         # (counter, frame)
         ("rx_err_truncated", eth(dst, peer) + b"\x20\x01"),
-        ("rx_err_truncated", eth(HELLO_MAC, peer) + shim(0x22) + bytes(10)),
-        ("rx_err_truncated", eth(dst, peer) + shim(0x20, 0) + bytes(8)),   # full inner < 14
-        ("rx_err_truncated", eth(HELLO_MAC, peer) + shim(0x22) +
+        ("rx_err_truncated", eth(HELLO_MAC, peer) + shim(V | 2) + bytes(10)),
+        ("rx_err_truncated", eth(dst, peer) + shim(V, 0) + bytes(8)),   # full inner < 14
+        ("rx_err_truncated", eth(HELLO_MAC, peer) + shim(V | 2) +
          hello_body(99, n_entries=3) + bytes(28)),                         # 1 of 3 entries
         ("rx_err_bad_version", eth(dst, peer) + shim(0x10, 1) + inner),   # version 1
         ("rx_err_bad_version", eth(dst, peer) + shim(0xf0, 1) + inner),
-        ("rx_err_bad_type", eth(dst, peer) + shim(0x21, 1) + inner),      # v1's UNSEQ
-        ("rx_err_bad_type", eth(dst, peer) + shim(0x2f, 1) + inner),
-        ("rx_err_bad_flags", eth(dst, peer) + shim(0x20, 0x81) + inner),
-        ("rx_err_bad_flags", eth(HELLO_MAC, peer) + shim(0x22, 1) + hello_body(99)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(0)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, 2, 2)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, 0, 0)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) +
+        ("rx_err_bad_type", eth(dst, peer) + shim(V | 1, 1) + inner),      # v1's UNSEQ
+        ("rx_err_bad_type", eth(dst, peer) + shim(V | 0xf, 1) + inner),
+        ("rx_err_bad_flags", eth(dst, peer) + shim(V, 0x81) + inner),
+        ("rx_err_bad_flags", eth(HELLO_MAC, peer) + shim(V | 2, 1) + hello_body(99)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(0)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99, 2, 2)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99, 0, 0)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(V | 2) +
          hello_body(99, agg=bytes.fromhex("ffffffffffff"))),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, interval=0)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, mtu=20)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, mult=0)),
-        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(99, flags=0x80)),
-        ("rx_hello_rejected", eth(HELLO_MAC, peer) + shim(0x22) + hello_body(our_id)),
-        ("rx_hello_rejected", eth(HELLO_MAC, peer) + shim(0x22) +
-         hello_body(99, port_index=20, n_ports=30)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99, interval=0)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99, mtu=20)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99, mult=0)),
+        ("rx_err_bad_hello", eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99, flags=0x80)),
+        ("rx_hello_rejected", sign(eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(our_id))),
+        ("rx_hello_rejected", sign(eth(HELLO_MAC, peer) + shim(V | 2) +
+                                   hello_body(99, port_index=20, n_ports=30))),
         # A unicast hello for another port (a switch floods it until it learns that MAC):
         # ignored, not taken as news of peer 99.
-        ("rx_hello_not_ours", eth(STRANGER, peer) + shim(0x22) + hello_body(99, flags=0x04)),
-        ("rx_unknown_peer", eth(dst, STRANGER) + shim(0x20, 1, 0, 5) + inner),
-        ("rx_unknown_peer", eth(dst, STRANGER) + shim(0x20, 0, 1, 0) + bytes(60)),
-        ("rx_unknown_peer", eth(dst, peer) + shim(0x20, 1, 9, 5) + inner),  # no path 9
+        ("rx_hello_not_ours", eth(STRANGER, peer) + shim(V | 2) + hello_body(99, flags=0x04)),
+        ("rx_unknown_peer", eth(dst, STRANGER) + dshim(1, 0, 5) + inner),
+        ("rx_unknown_peer", eth(dst, STRANGER) + dshim(0, 1, 0) + bytes(60)),
+        ("rx_unknown_peer", eth(dst, peer) + dshim(1, 9, 5) + inner),  # no path 9
         ("rx_foreign", eth(dst, STRANGER, 0x0800) + bytes(46)),
         ("rx_foreign", eth(bytes.fromhex("0180c200000e"), STRANGER, 0x88CC) + bytes(46)),
     ]
+    if key is not None:
+        hb = eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99)
+        cases += [
+            ("rx_auth_no_tag", hb),                                        # a keyless host
+            ("rx_auth_no_tag", eth(dst, peer) + shim(V, 1, 0, 5) + inner),  # its DATA
+            ("rx_auth_bad_tag", signed(hb, key, tag=os.urandom(16))),       # a forger
+            ("rx_auth_bad_tag", signed(hb, os.urandom(32), kid=key_id(key))),  # other secret
+            ("rx_auth_bad_tag", eth(dst, peer) + shim(V, 1 | AUTH, 0, 5) + os.urandom(4) +
+             inner),                                                       # forged DATA
+            ("rx_auth_unknown_key", signed(hb, key, kid=key_id(key) ^ 0x5a)),
+        ]
+    else:
+        cases += [
+            ("rx_auth_unexpected", signed(eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99),
+                                          os.urandom(32))),
+            ("rx_auth_unexpected", eth(dst, peer) + shim(V, 1 | AUTH, 0, 5) + os.urandom(4) +
+             inner),
+        ]
     if oversize:
-        cases.append(("rx_err_oversize", eth(dst, peer) + shim(0x20, 1, 0, 5) + inner +
+        cases.append(("rx_err_oversize", eth(dst, peer) + shim(V, 1, 0, 5) + inner +
                       bytes(1600)))
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((ifc, 0))
     expect = {}
     for _ in range(count):
         for counter, frame in cases:
-            s.send(frame)
+            s.send(frame() if callable(frame) else frame)
             expect[counter] = expect.get(counter, 0) + 1
+            time.sleep(0.0005)
+        if key is not None:
+            # A recorded hello played back: the first is taken (a host 98 that hears
+            # nobody, so no path of it comes up), its copy refused.
+            f = signed(eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(98), key)
+            s.send(f)
+            time.sleep(0.0005)
+            s.send(f)
+            expect["rx_auth_replay"] = expect.get("rx_auth_replay", 0) + 1
             time.sleep(0.0005)
     for counter, n in sorted(expect.items()):
         print("expect %s %d" % (counter, n))

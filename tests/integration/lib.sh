@@ -137,10 +137,15 @@ sb_cleanup() {
 # --exception TYPE) unless a test names one itself; default the testbed's (tap-vnet).
 SB_EXCEPTION=${SEQBOND_TEST_EXCEPTION:-tap-vnet}
 
+# SEQBOND_TEST_KEY=off runs the tests without a cluster key (testbed up --no-key) unless a
+# test says otherwise; default on, as the testbed's default.
+SB_KEY=${SEQBOND_TEST_KEY:-on}
+
 # sb_up ARGS...: `seqbond-testbed up ARGS`; torn down when the test exits.
 sb_up() {
 	local -a extra=()
 	[[ " $* " == *" --exception "* ]] || extra=(--exception "$SB_EXCEPTION")
+	[[ $SB_KEY == on || " $* " == *" --no-key "* ]] || extra+=(--no-key)
 	SB_TB_USED=1
 	info "testbed up $* ${extra[*]}"
 	tb up "$@" "${extra[@]}" || fail "testbed did not come up"
@@ -172,6 +177,22 @@ sb_in() {
 	local h=$1
 	shift
 	ip netns exec "$SB_NS-$h" "$@"
+}
+
+# sb_keyed: the running testbed has a cluster key (its `up` had no --no-key).
+sb_keyed() {
+	grep -qx 'key=on' "$SEQBOND_TESTBED_DIR/testbed.env" 2>/dev/null
+}
+
+# sb_key_file: the running testbed's cluster key file (empty without a key).
+sb_key_file() {
+	if sb_keyed; then echo "$SEQBOND_TESTBED_DIR/cluster.key"; fi
+}
+
+# sb_overhead: bytes seqbond adds to an elided inner frame on the running testbed: the
+# 10-byte shim, and the 4-byte DATA tag with a cluster key (docs/wire-format.md).
+sb_overhead() {
+	if sb_keyed; then echo 14; else echo 10; fi
 }
 
 # sb_mtu HOST: MTU of sb0 on HOST.

@@ -6,7 +6,8 @@ Usage: sb_counters.py LOG [LOG...]   (one seqbond log per host; exit 1 on any vi
 Per host, from the last report in its log:
   mbufs     the log says "all N mbufs back in the pool" and no "mbuf leak"
   rx        frames read from member ports = foreign + malformed (per reason) + hellos
-            that decoded + unknown peer + data + frames a full ring between lcores dropped
+            that decoded (and passed the cluster key's checks) + refused for their tags
+            (rx_auth_*) + unknown peer + data + frames a full ring between lcores dropped
   reorder   data frames offered to the windows = released in order + released reordered
             + late + duplicate + out of range + stray + jump refused + held at exit (summed
             over peers, and the peers that left the table) + held by a window when its peer
@@ -57,7 +58,8 @@ def check(path):
     if "mbuf leak" in text or not re.search(r"all \d+ mbufs back in the pool", text):
         errors.append("mbufs: " + (re.findall(r".*mbuf.*", text) or ["no mbuf line"])[-1])
     errs = sum(v for k, v in c.items() if k.startswith("rx_err_"))
-    rx = (c["rx_foreign"] + errs + c["rx_hello"] + c["rx_unknown_peer"] + c["rx_data"]
+    auth = sum(v for k, v in c.items() if k.startswith("rx_auth_"))
+    rx = (c["rx_foreign"] + errs + c["rx_hello"] + auth + c["rx_unknown_peer"] + c["rx_data"]
           + c.get("ring_full", 0))
     if c["rx"] != rx:
         errors.append("rx %d != sum of outcomes %d" % (c["rx"], rx))
@@ -87,7 +89,7 @@ def check(path):
     if not 0 <= tx - c["exc_rx"] <= c["tx_queue_drop"]:
         errors.append("exc_rx %d vs sent + dropped + pending %d" % (c["exc_rx"], tx))
     summary = {k: c[k] for k in DROPS if c.get(k)}
-    summary.update({k: c[k] for k in c if k.startswith("rx_err_") and c[k]})
+    summary.update({k: c[k] for k in c if k.startswith(("rx_err_", "rx_auth_")) and c[k]})
     summary.update({"reorder_" + k: v for k, v in r.items()
                     if k.startswith("lost_") and v})
     summary["rx"] = c["rx"]

@@ -3,8 +3,9 @@
 # (tmux), on the testbed with traffic: every command runs; counters move with traffic and agree
 # with the kernel's (sb0) and ethdev's; a port stopped from the console carries nothing while
 # traffic goes on over the others; bad commands and values are refused with the state
-# unchanged; telemetry returns valid JSON that agrees with the console; dpdk-dumpcap captures a
-# port and tshark with tools/wireshark/seqbond.lua decodes it.
+# unchanged; telemetry returns valid JSON that agrees with the console; the cluster key is
+# rolled over on both hosts with `key reload` and no ping lost; dpdk-dumpcap captures a port
+# and tshark with tools/wireshark/seqbond.lua decodes it.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -178,6 +179,75 @@ grep -q '^rate_mbit=50.000$' <<<"$out" || fail "set port 2 weight"
 grep -q '^scheduler=rr$' "$SB_WORK/saved.ini" || fail "save config"
 telemetry /seqbond/info | grep -q '"scheduler": "rr"' || fail "telemetry does not show rr"
 console "clear port stats all" >/dev/null
+
+# The cluster key (the testbed's): shown by fingerprint only; a whole rollover (docs/config.md)
+# with `key reload` on both hosts while a pings b every 10 ms: nothing lost, no frame refused
+# for its tag on either host, and no key in any log; a key file gone public is refused.
+if sb_keyed; then
+	kf=$(sb_key_file)
+	reload_b() { tb console b key reload >"$SB_WORK/reload-b.txt" 2>&1 || { cat "$SB_WORK/reload-b.txt"; fail "key reload on b: $1"; }; }
+	reload_a() {
+		local o
+		o=$(console "key reload")
+		! grep -q '^error:' <<<"$o" || fail "key reload on a: $1: $o"
+		echo "$o"
+	}
+	out=$(console "show key")
+	echo "$out"
+	grep -qE '^  key id [0-9]+ +fingerprint [0-9a-f]{16}  sends and accepts$' <<<"$out" ||
+		fail "show key: one key that sends"
+	fp_old=$(sed -nE 's/^  key id [0-9]+ +fingerprint ([0-9a-f]{16}) .*/\1/p' <<<"$out")
+	old=$(head -n 1 "$kf")
+	new=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	sb_in a ping -c 800 -i 0.01 -q "$(sb_addr b)" >"$SB_WORK/rollover-ping.txt" 2>&1 &
+	ping_pid=$!
+	sleep 0.5
+	printf '%s\n%s\n' "$old" "$new" >"$kf"	# 1: the new key accepted everywhere
+	out=$(reload_a "step 1")
+	reload_b "step 1"
+	[[ $(grep -c 'accepted too (rollover)' <<<"$out") == 1 && $(grep -c 'sends and accepts' <<<"$out") == 1 ]] ||
+		fail "step 1: show key after key reload: $out"
+	sleep 1
+	printf '%s\n%s\n' "$new" "$old" >"$kf"	# 2: sent with, one host after the other
+	reload_a "step 2"
+	sleep 1
+	reload_b "step 2"
+	sleep 1
+	printf '%s\n' "$new" >"$kf"			# 3: the old key gone
+	out=$(reload_a "step 3")
+	reload_b "step 3"
+	fp_new=$(sed -nE 's/^  key id [0-9]+ +fingerprint ([0-9a-f]{16})  sends and accepts$/\1/p' <<<"$out")
+	[[ -n $fp_new && $fp_new != "$fp_old" && $(grep -c 'fingerprint' <<<"$out") == 1 ]] ||
+		fail "step 3: one key, the new one: $out"
+	wait "$ping_pid" || true
+	cat "$SB_WORK/rollover-ping.txt"
+	grep -q ' 0% packet loss' "$SB_WORK/rollover-ping.txt" || fail "pings lost during the key rollover"
+	for h in a b; do
+		refused=$(echo /seqbond/info | dpdk-telemetry.py -f "$SB_NS-$h" 2>/dev/null | python3 -c 'import json, sys
+for line in sys.stdin:
+    if line.strip().startswith("{"):
+        i = json.loads(line)["/seqbond/info"]
+        print(sum(v for k, v in i.items() if k.startswith("rx_auth_")))
+        break')
+		info "host $h: frames refused for their tags during the rollover: $refused"
+		((refused == 0)) || fail "host $h refused $refused frames for their tags during the rollover"
+	done
+	chmod 644 "$kf"
+	out=$(console "key reload" "show key")
+	chmod 600 "$kf"
+	grep -qF "mode 0644: a cluster key file must not be readable or writable by group or others" <<<"$out" ||
+		fail "key reload of a public key file: $out"
+	grep -qF "fingerprint $fp_new  sends and accepts" <<<"$out" || fail "the keys changed after a refused reload"
+	if grep -qiF -e "$old" -e "$new" "$SEQBOND_TESTBED_DIR"/a.log "$SEQBOND_TESTBED_DIR"/b.log \
+			"$SB_WORK"/reload-b.txt; then
+		fail "a key appears in a log"
+	fi
+	info "key rollover: $fp_old -> $fp_new on a and b, 800 pings every 10 ms, none lost"
+else
+	out=$(console "show key" "key reload")
+	grep -q '^no cluster key' <<<"$out" || fail "show key without a key: $out"
+	grep -q 'error: seqbond runs without a cluster key' <<<"$out" || fail "key reload without a key: $out"
+fi
 
 # Capture a port with dpdk-dumpcap and decode it with the dissector.
 pcap=$SB_WORK/port0.pcapng

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # seqbond end to end with the tap-vnet exception path on 9000-byte links (4 x 100 Mbit/s):
-#   - sb0 gets MTU 8990 (links less the 10-byte shim) on both hosts; ping -M do -s 8962
+#   - sb0 gets MTU 8990 (links less the 10-byte shim; 8986 with the cluster key's 4-byte tag)
+#     on both hosts; ping -M do -s 8962 (8958)
 #     crosses both ways, 8963 is refused locally ("message too long");
 #   - one iperf3 TCP stream each way (goodput reported);
 #   - a 256 MiB random file a -> b with socat arrives with the same sha256;
@@ -13,11 +14,11 @@ sb_require
 command -v socat >/dev/null || fail "missing tool 'socat' (run tools/install-deps)"
 
 link_mtu=9000
-want_mtu=$((link_mtu - 10))
 size_mib=256
 port=5300
 
 sb_up --links 4 --rate 100 --mtu "$link_mtu" --exception tap-vnet
+want_mtu=$((link_mtu - $(sb_overhead)))
 for h in a b; do
 	mtu=$(sb_mtu "$h")
 	[[ $mtu == "$want_mtu" ]] || fail "sb0 mtu on $h is $mtu, expected $want_mtu"

@@ -2,8 +2,11 @@
 # Malformed and foreign frames injected into host a's port 0 from the other end of its veth
 # (a raw socket in host b's namespace): truncated shims, unknown versions and types, bad flags,
 # wrong lengths, oversize frames, absurd hellos, hellos claiming a's own host id, data from
-# unknown senders, unicast hellos for another port and raw traffic. Each must be dropped and counted under its reason in the
-# counters a prints at exit, seqbond must keep forwarding, and every mbuf must come back.
+# unknown senders, unicast hellos for another port and raw traffic; with the testbed's cluster
+# key also hellos and DATA frames without a tag, with a forged tag or another secret's, with
+# a key id a does not hold, and a signed hello played back (without a key: tagged frames).
+# Each must be dropped and counted under its reason in the counters a prints at exit,
+# seqbond must keep forwarding, and every mbuf must come back.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
@@ -16,8 +19,13 @@ src=$(sb_in b cat /sys/class/net/sbB0/address)
 # Oversize: both kernel ends of link 0 accept 1700 bytes; seqbond's port MTU stays 1500.
 sb_in a ip link set sbA0 mtu 1700
 sb_in b ip link set sbB0 mtu 1700
+keyarg=()
+if sb_keyed; then
+	keyarg=(--key "$(sb_key_file)")
+	info "cluster key on: tag refusals injected too"
+fi
 sb_in b python3 "$SB_LIB_DIR/inject_frames.py" sbB0 "$dst" "$src" 1 "$count" --oversize \
-	>"$SB_WORK/expect.txt" || fail "injection failed"
+	"${keyarg[@]}" >"$SB_WORK/expect.txt" || fail "injection failed"
 sb_in a ip link set sbA0 mtu 1500
 sb_in b ip link set sbB0 mtu 1500
 sleep 0.5

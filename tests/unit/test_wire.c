@@ -16,7 +16,7 @@ test_data_round_trip(void)
 	uint8_t buf[64];
 	unsigned int i, flags;
 
-	for (flags = 0; flags <= SB_WIRE_F_ELIDED; flags++) {
+	for (flags = 0; flags <= SB_WIRE_F_MASK; flags++) {
 		for (i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
 			struct sb_shim in = { .type = SB_WIRE_DATA, .flags = flags, .path = i,
 				.path_seq = (uint8_t)(250 + i), .seq = seqs[i] }, out;
@@ -26,14 +26,15 @@ test_data_round_trip(void)
 			sb_wire_put_hdr(buf, dst, src, &in);
 			SB_CHECK(buf[12] == 0x88 && buf[13] == 0xb5, "ethertype %02x%02x", buf[12],
 				buf[13]);
-			SB_CHECK(buf[14] == 0x20, "version/type byte %02x", buf[14]);
+			SB_CHECK(buf[14] == 0x30, "version/type byte %02x", buf[14]);
 			SB_CHECK(buf[17] == (uint8_t)(250 + i), "path sequence byte %02x", buf[17]);
 			SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_OK,
 				"parse seq %u", seqs[i]);
 			SB_CHECK(out.type == in.type && out.flags == in.flags &&
 				out.path == in.path && out.path_seq == in.path_seq &&
 				out.seq == in.seq, "fields seq %u", seqs[i]);
-			SB_CHECK(off == SB_HDR_LEN, "inner offset %zu", off);
+			SB_CHECK(off == SB_HDR_LEN + ((flags & SB_WIRE_F_AUTH) ? (size_t)
+				SB_WIRE_DATA_TAG_LEN : 0), "inner offset %zu", off);
 			SB_CHECK(memcmp(buf, dst, 6) == 0 && memcmp(buf + 6, src, 6) == 0,
 				"addresses");
 		}
@@ -227,18 +228,32 @@ test_malformed(void)
 	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + 2, &out, &off) == SB_WIRE_OK,
 		"elided frame with EtherType only");
 
+	/* An authenticated frame needs its tag before the inner EtherType. */
+	in.flags = SB_WIRE_F_ELIDED | SB_WIRE_F_AUTH;
+	sb_wire_put_hdr(buf, dst, src, &in);
+	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + SB_WIRE_DATA_TAG_LEN + 1, &out, &off) ==
+		SB_WIRE_E_TRUNCATED, "tagged elided frame without EtherType");
+	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + SB_WIRE_DATA_TAG_LEN + 2, &out, &off) ==
+		SB_WIRE_OK && off == SB_HDR_LEN + SB_WIRE_DATA_TAG_LEN,
+		"tagged elided frame with EtherType only");
+
 	buf[14] = 0x10;	/* version 1: not understood any more */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_VERSION, "version");
-	buf[14] = 0x2f;	/* type 15 */
+	buf[14] = 0x20;	/* version 2 (before cluster keys): refused too */
+	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_VERSION, "version 2");
+	buf[14] = 0x3f;	/* type 15 */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_TYPE, "type");
-	buf[14] = 0x21;	/* type 1: version 1's UNSEQ, retired */
+	buf[14] = 0x31;	/* type 1: version 1's UNSEQ, retired */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_TYPE, "type 1");
-	buf[14] = 0x20;
+	buf[14] = 0x30;
 	buf[15] = 0x80;	/* undefined flag */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_FLAGS, "flags");
-	buf[14] = 0x22;	/* hello with a data flag */
+	buf[14] = 0x32;	/* hello with a data flag */
 	buf[15] = SB_WIRE_F_ELIDED;
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_FLAGS, "hello flags");
+	buf[15] = SB_WIRE_F_AUTH;	/* the one a hello may carry */
+	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + SB_HELLO_LEN, &out, &off) == SB_WIRE_OK,
+		"authenticated hello");
 
 	hello_mutation("host id 0", m_host0);
 	hello_mutation("port index >= n_ports", m_port);
@@ -270,8 +285,8 @@ test_random_bytes(void)
 		if (i & 1) {
 			buf[12] = 0x88;
 			buf[13] = 0xb5;
-			buf[14] = 0x20 | (buf[14] & 3);
-			buf[15] &= SB_WIRE_F_ELIDED;
+			buf[14] = 0x30 | (buf[14] & 3);
+			buf[15] &= SB_WIRE_F_MASK;
 		}
 		e = sb_wire_parse(buf, len, &out, &off);
 		if (e == SB_WIRE_OK) {
@@ -284,6 +299,63 @@ test_random_bytes(void)
 	SB_CHECK(bad == 0, "%u impossible parse results", bad);
 }
 
+/* The authentication trailer of a hello: after the entries, inside a probe's padding, and
+ * what a receiver refuses. */
+static void
+test_hello_auth(void)
+{
+	struct sb_hello in = {
+		.host_id = 9, .instance = 1, .agg_mac = { 0x02, 1, 2, 3, 4, 5 },
+		.port_index = 1, .n_ports = 2, .interval_ms = 10, .mtu = 1500, .multiplier = 4,
+		.n_entries = 2,
+	}, out;
+	struct sb_hello_entry ein[2] = { { .host_id = 1, .port = 0 }, { .host_id = 2 } };
+	struct sb_hello_auth a;
+	uint8_t buf[1600];
+	size_t len, alen, off;
+	unsigned int brief;
+
+	for (brief = 0; brief <= 1; brief++) {
+		in.flags = brief ? SB_HELLO_F_BRIEF : 0;
+		len = sb_wire_put_hello(buf, sizeof(buf), group, src, 1, &in, ein, 0);
+		alen = sb_wire_hello_auth_put(buf, sizeof(buf), len, 0xab,
+			UINT64_C(0x0102030405060708), &off);
+		SB_CHECK(alen == len + SB_HELLO_AUTH_LEN && off == len,
+			"trailer after the entries (brief %u): %zu %zu", brief, alen, off);
+		SB_CHECK(buf[15] == SB_WIRE_F_AUTH, "shim flag AUTH");
+		SB_CHECK(buf[off] == 0xab && buf[off + 4] == 1 && buf[off + 11] == 8,
+			"key id, sequence in network order");
+		SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, alen - SB_HDR_LEN, &out) ==
+			SB_WIRE_OK, "decodes");
+		SB_CHECK(sb_wire_hello_auth_get(buf, alen, &out, &a) == SB_WIRE_OK &&
+			a.key_id == 0xab && a.seq == UINT64_C(0x0102030405060708) && a.off == off,
+			"trailer decodes");
+		SB_CHECK(sb_wire_hello_auth_get(buf, alen - 1, &out, &a) == SB_WIRE_E_TRUNCATED,
+			"trailer cut short");
+		buf[off + 2] = 1;
+		SB_CHECK(sb_wire_hello_auth_get(buf, alen, &out, &a) == SB_WIRE_E_HELLO,
+			"reserved byte set");
+		buf[off + 2] = 0;
+		memset(buf + off + 4, 0, 8);
+		SB_CHECK(sb_wire_hello_auth_get(buf, alen, &out, &a) == SB_WIRE_E_HELLO,
+			"sequence 0");
+		SB_CHECK(sb_wire_hello_auth_put(buf, alen - 1, len, 1, 1, NULL) == 0,
+			"no room: refused");
+	}
+	/* A probe keeps its length: the trailer sits in its padding. */
+	in.flags = SB_HELLO_F_PROBE;
+	len = sb_wire_put_hello(buf, sizeof(buf), group, src, 1, &in, ein, 1514);
+	alen = sb_wire_hello_auth_put(buf, sizeof(buf), len, 1, 7, &off);
+	SB_CHECK(len == 1514 && alen == 1514 && off == SB_HDR_LEN + SB_HELLO_LEN +
+		2 * SB_HELLO_ENTRY_LEN, "probe: %zu bytes, trailer at %zu", alen, off);
+	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, alen - SB_HDR_LEN, &out) == SB_WIRE_OK &&
+		sb_wire_hello_auth_get(buf, alen, &out, &a) == SB_WIRE_OK && a.seq == 7,
+		"probe trailer decodes");
+	/* Not a hello: nothing written. */
+	SB_CHECK(sb_wire_hello_auth_put(buf, sizeof(buf), 10, 1, 1, NULL) == 0, "too short");
+	SB_CHECK(sb_wire_overhead(false) == 10 && sb_wire_overhead(true) == 14, "overheads");
+}
+
 int
 main(void)
 {
@@ -291,6 +363,7 @@ main(void)
 	test_hello_round_trip();
 	test_hello_brief();
 	test_malformed();
+	test_hello_auth();
 	test_random_bytes();
 	return sb_test_summary("test_wire");
 }

@@ -3,10 +3,10 @@
 
 malformed_pcap.py OUT.pcap EXPECT.json [--count N] [--seed S]
 
-Frames (docs/wire-format.md, version 2), all with the seqbond EtherType: a hello listing two
+Frames (docs/wire-format.md, version 3), all with the seqbond EtherType: a hello listing two
 heard ports, an elided DATA frame carrying IPv4/TCP, a DATA frame with the whole inner
-Ethernet frame (ARP) and a flooded broadcast ARP, each cut after every byte of the shim and
-beyond; every version x type; every flags value on DATA and HELLO; every path id; each absurd
+Ethernet frame (ARP), a flooded broadcast ARP, and with a cluster key's tags a hello, a probe
+and an elided DATA frame, each cut after every byte of the shim and beyond; every version x type; every flags value on DATA and HELLO; every path id; each absurd
 hello field and entry; then seeded random mutations up to N frames. EXPECT.json holds, per
 class (truncated, bad_version, bad_type, bad_flags, bad_path, bad_hello, bad_entry), the frame
 numbers the reference rules below (those of lib/wire/sb_wire.c) put in it, and the frames that
@@ -22,7 +22,9 @@ HDR = 14 + 8
 HELLO_LEN = 40
 ENTRY_LEN = 28
 BRIEF_LEN = 8
-VERSION = 2
+VERSION = 3
+AUTH_LEN = 28          # hello trailer: key id, 3 reserved, crypto sequence, tag
+DATA_TAG_LEN = 4
 
 
 def eth(dst, src, etype):
@@ -61,6 +63,17 @@ def hello(flags=0, path=0, **kw):
         hello_body(**kw)
 
 
+def auth_trailer(key_id=0x26, seq=1796490793120969, tag=bytes(range(16)), reserved=0):
+    return struct.pack("!B3sQ16s", key_id, reserved.to_bytes(3, "big"), seq, tag)
+
+
+def hello_auth(pad_to=0, **kw):
+    """A hello with its authentication trailer after the entries (in a probe's padding)."""
+    trailer = kw.pop("trailer", None)
+    f = hello(flags=0x02, **kw) + (auth_trailer() if trailer is None else trailer)
+    return f + bytes(max(0, pad_to - len(f)))
+
+
 def ipv4_tcp():
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40, 1, 0x4000, 64, 6, 0, bytes([10, 99, 0, 1]),
                      bytes([10, 99, 0, 2]))
@@ -75,7 +88,8 @@ def arp(target_bcast):
 
 
 def data_elided(version=VERSION, ftype=0, flags=1, path=2, seq=3112703338):
-    return (eth(PEER_MAC, PORT_MAC, ETHERTYPE) + shim(version, ftype, flags, path, seq) +
+    tag = bytes.fromhex("9a3c51e0") if flags & 0x02 and not flags & ~0x03 else b""
+    return (eth(PEER_MAC, PORT_MAC, ETHERTYPE) + shim(version, ftype, flags, path, seq) + tag +
             struct.pack("!H", 0x0800) + ipv4_tcp())
 
 
@@ -105,7 +119,7 @@ def classify(f):
         return out | {"bad_version"}
     if ftype not in (0, 2):
         return out | {"bad_type"}
-    if flags & ~0x01 or (ftype == 2 and flags != 0):
+    if flags & ~0x03 or (ftype == 2 and flags & ~0x02):
         return out | {"bad_flags"}
     if ftype == 2:
         if len(f) < HDR + HELLO_LEN:
@@ -118,13 +132,19 @@ def classify(f):
         elen = BRIEF_LEN if hflags & 0x08 else ENTRY_LEN    # BRIEF: 8-byte entries
         if (len(f) - HDR - HELLO_LEN) // elen < n:
             return out | {"truncated"}
+        if flags & 0x02:                                    # sb_wire_hello_auth_get
+            o = HDR + HELLO_LEN + n * elen
+            if len(f) - o < AUTH_LEN:
+                return out | {"truncated"}
+            if f[o + 1:o + 4] != bytes(3) or f[o + 4:o + 12] == bytes(8):
+                return out | {"bad_hello"}
         for i in range(n):
             o = HDR + HELLO_LEN + i * elen
             e_host, _, e_flags = struct.unpack("!IBB", f[o:o + 6])
             if e_host == 0 or e_flags & ~0x03:
                 out.add("bad_entry")
         return out
-    need = HDR + (2 if flags & 0x01 else 14)
+    need = HDR + (DATA_TAG_LEN if flags & 0x02 else 0) + (2 if flags & 0x01 else 14)
     if len(f) < need:
         out.add("truncated")
     return out
@@ -136,7 +156,8 @@ def main():
     seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1
     rnd = random.Random(seed)
     frames = []
-    bases = [hello(), data_elided(), data_full(), flood_bcast()]
+    bases = [hello(), data_elided(), data_full(), flood_bcast(), hello_auth(),
+             hello_auth(pad_to=300, hflags=1), data_elided(flags=3)]
     for b in bases:                                  # cut after every byte past the EtherType
         frames += [b[:n] for n in range(14, len(b))]
     for v in range(16):                              # every version x type
@@ -151,7 +172,11 @@ def main():
                hello(hflags=8, entries=[entry()[:8], entry(flags=4)[:8]]),
                hello(hflags=8, n_entries=3, entries=[entry()[:8], entry(port=1)[:8]]),
                hello(n_entries=3), hello(n_entries=65535), hello(entries=[]),
-               hello(entries=[entry(host_id=0)]), hello(entries=[entry(), entry(flags=4)])]
+               hello(entries=[entry(host_id=0)]), hello(entries=[entry(), entry(flags=4)]),
+               hello_auth(trailer=auth_trailer(reserved=1)), hello_auth(trailer=auth_trailer(seq=0)),
+               hello_auth(entries=[entry(), entry(flags=4)]),
+               hello_auth(hflags=8, entries=[entry()[:8], entry(port=1)[:8]]),
+               hello_auth(host_id=0), data_elided(version=2, flags=3)]
     while len(frames) < count:                       # seeded mutations of the shim and beyond
         f = bytearray(rnd.choice(bases))
         for _ in range(rnd.randint(1, 4)):

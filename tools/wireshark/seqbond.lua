@@ -1,4 +1,4 @@
--- Wireshark dissector for the seqbond shim (EtherType 0x88B5), wire format version 2.
+-- Wireshark dissector for the seqbond shim (EtherType 0x88B5), wire format version 3.
 -- docs/wire-format.md describes every field. Use:
 --   tshark -X lua_script:tools/wireshark/seqbond.lua -r capture.pcapng -V
 -- or copy it to ~/.local/lib/wireshark/plugins/.
@@ -8,6 +8,11 @@
 -- filter such as `seqbond.bad_flags` finds the frames behind a counter. Whatever the bytes,
 -- the dissector raises no Lua error: every length is checked before a field is read, and a
 -- malformed inner frame is left to Wireshark's own "Malformed Packet" marking.
+--
+-- Cluster key (flag AUTH): a DATA frame's 4-byte tag and a hello's trailer (key id, crypto
+-- sequence, 16-byte tag) are shown, not checked: that takes the key, which a capture should
+-- not need. `seqbond.flags.auth == 0` finds the frames a host with a key refuses
+-- (rx_auth_no_tag).
 
 local sb = Proto("seqbond", "seqbond link aggregation shim")
 
@@ -17,12 +22,20 @@ local HELLO_LEN = 40
 local ENTRY_LEN = 28
 local BRIEF_LEN = 8
 local MAX_PATH = 15 -- path id = the sender's port index, 0..15
+local VERSION = 3
+local DATA_TAG_LEN = 4
+local AUTH_LEN = 28 -- hello trailer: key id, 3 reserved, sequence (8), tag (16)
 
 local f = sb.fields
 f.version = ProtoField.uint8("seqbond.version", "Version", base.DEC, nil, 0xf0)
 f.type = ProtoField.uint8("seqbond.type", "Type", base.DEC, types, 0x0f)
 f.flags = ProtoField.uint8("seqbond.flags", "Flags", base.HEX)
 f.elided = ProtoField.bool("seqbond.flags.elided", "Inner addresses elided", 8, nil, 0x01)
+f.auth = ProtoField.bool("seqbond.flags.auth", "Authenticated (cluster key tag)", 8, nil, 0x02)
+f.data_tag = ProtoField.bytes("seqbond.tag", "Tag (SipHash-2-4, pair key)")
+f.key_id = ProtoField.uint8("seqbond.auth.key_id", "Key id", base.DEC)
+f.auth_seq = ProtoField.uint64("seqbond.auth.seq", "Crypto sequence (us)", base.DEC)
+f.hello_tag = ProtoField.bytes("seqbond.auth.tag", "Tag (keyed BLAKE2b)")
 f.path = ProtoField.uint8("seqbond.path", "Path (sender port)", base.DEC)
 f.path_seq = ProtoField.uint8("seqbond.path_seq", "Path sequence number", base.DEC)
 f.seq = ProtoField.uint32("seqbond.seq", "Sequence number", base.DEC)
@@ -108,8 +121,34 @@ local function hello_fault(buf)
 	return nil
 end
 
--- The hello body after the shim: the rules of sb_wire_hello_decode() and
--- sb_wire_hello_entry_get().
+-- The authentication trailer at offset @o of the shim: the rules of
+-- sb_wire_hello_auth_get(). Returns the fault, or nil.
+local function hello_auth(buf, t, o)
+	local len = buf:len()
+	if len - o < AUTH_LEN then
+		if len > o then
+			t:add(buf(o), "Authentication trailer (truncated)")
+		end
+		t:add_proto_expert_info(ex.truncated, string.format(
+			"Authentication trailer of %d bytes, %d needed", math.max(len - o, 0), AUTH_LEN))
+		return "trailer truncated"
+	end
+	local a = t:add(buf(o, AUTH_LEN), "Authentication trailer")
+	a:add(f.key_id, buf(o, 1))
+	a:add(f.auth_seq, buf(o + 4, 8))
+	a:add(f.hello_tag, buf(o + 12, 16))
+	if buf(o + 1, 3):uint() ~= 0 then
+		a:add_proto_expert_info(ex.bad_hello, "Bad hello: trailer's reserved bytes not 0")
+		return "trailer reserved bytes"
+	elseif buf(o + 4, 8):uint64() == UInt64(0) then
+		a:add_proto_expert_info(ex.bad_hello, "Bad hello: crypto sequence 0")
+		return "crypto sequence 0"
+	end
+	return nil
+end
+
+-- The hello body after the shim: the rules of sb_wire_hello_decode(),
+-- sb_wire_hello_auth_get() and sb_wire_hello_entry_get().
 local function hello(buf, pinfo, t)
 	local len = buf:len()
 	if len < SHIM_LEN + HELLO_LEN then
@@ -146,14 +185,18 @@ local function hello(buf, pinfo, t)
 	local brief = bit.band(buf(33, 1):uint(), 0x08) ~= 0
 	local elen = brief and BRIEF_LEN or ENTRY_LEN
 	local fit = math.floor((len - SHIM_LEN - HELLO_LEN) / elen)
-	-- The receiver reads the entries only of a hello it accepts whole.
-	local checked = why == nil and n <= fit
+	local authed = bit.band(buf(1, 1):uint(), 0x02) ~= 0
+	local afault = nil
 	if why ~= nil then
 		h:add_proto_expert_info(ex.bad_hello, "Bad hello: " .. why)
 	elseif n > fit then
 		h:add_proto_expert_info(ex.truncated,
 			string.format("%d entries announced, %d present", n, fit))
+	elseif authed then
+		afault = hello_auth(buf, t, SHIM_LEN + HELLO_LEN + n * elen)
 	end
+	-- The receiver reads the entries only of a hello it accepts whole.
+	local checked = why == nil and n <= fit and afault == nil
 	n = math.min(n, fit)
 	for i = 0, n - 1 do
 		local o = SHIM_LEN + HELLO_LEN + i * elen
@@ -177,9 +220,11 @@ local function hello(buf, pinfo, t)
 		end
 	end
 	local probe = bit.band(buf(33, 1):uint(), 0x01) ~= 0
-	pinfo.cols.info = string.format("seqbond HELLO%s host %d port %d/%d, %d heard%s",
+	why = why or afault
+	pinfo.cols.info = string.format("seqbond HELLO%s host %d port %d/%d, %d heard%s%s",
 		probe and " (probe)" or "", buf(8, 4):uint(), buf(22, 1):uint(),
-		buf(23, 1):uint(), n, why and (" (" .. why .. ")") or "")
+		buf(23, 1):uint(), n, authed and ", authenticated" or "",
+		why and (" (" .. why .. ")") or "")
 	return len
 end
 
@@ -202,6 +247,7 @@ function sb.dissector(buf, pinfo, tree)
 	t:add(f.type, buf(0, 1))
 	local ft = t:add(f.flags, buf(1, 1))
 	ft:add(f.elided, buf(1, 1))
+	ft:add(f.auth, buf(1, 1))
 	local pt = t:add(f.path, buf(2, 1))
 	t:add(f.path_seq, buf(3, 1))
 	t:add(f.seq, buf(4, 4))
@@ -210,7 +256,7 @@ function sb.dissector(buf, pinfo, tree)
 	end
 	local name = types[ftype] or ("type " .. ftype)
 	-- The receiver's order of checks (sb_wire_parse): version, type, flags, then length.
-	if version ~= 2 then
+	if version ~= VERSION then
 		t:add_proto_expert_info(ex.bad_version, string.format("Version %d", version))
 		pinfo.cols.info = string.format("seqbond unknown version %d", version)
 		return len
@@ -220,7 +266,7 @@ function sb.dissector(buf, pinfo, tree)
 		pinfo.cols.info = string.format("seqbond unknown type %d", ftype)
 		return len
 	end
-	if bit.band(flags, 0xfe) ~= 0 or (ftype == 2 and flags ~= 0) then
+	if bit.band(flags, 0xfc) ~= 0 or (ftype == 2 and bit.band(flags, 0xfd) ~= 0) then
 		ft:add_proto_expert_info(ex.bad_flags, string.format("Flags 0x%02x", flags))
 		pinfo.cols.info = string.format("seqbond %s with bad flags 0x%02x", name, flags)
 		return len
@@ -229,7 +275,9 @@ function sb.dissector(buf, pinfo, tree)
 		return hello(buf, pinfo, t)
 	end
 	local elided = bit.band(flags, 0x01) ~= 0
-	local need = SHIM_LEN + (elided and 2 or 14)
+	local tag = bit.band(flags, 0x02) ~= 0 and DATA_TAG_LEN or 0
+	local off = SHIM_LEN + tag -- the inner EtherType or frame
+	local need = off + (elided and 2 or 14)
 	pinfo.cols.info = string.format("seqbond %s path %d seq %d", name, path, buf(4, 4):uint())
 	if len < need then
 		t:add_proto_expert_info(ex.truncated, string.format(
@@ -237,15 +285,21 @@ function sb.dissector(buf, pinfo, tree)
 		pinfo.cols.info:append(" (truncated)")
 		return len
 	end
+	if tag ~= 0 then
+		t:add(f.data_tag, buf(SHIM_LEN, DATA_TAG_LEN))
+	end
 	if elided then
-		local et = buf(8, 2):uint()
-		t:add(f.inner_type, buf(8, 2))
-		t:set_len(10)
-		if len > 10 then
-			inner(function() ethertype_table:try(et, buf(10):tvb(), pinfo, tree) end)
+		local et = buf(off, 2):uint()
+		t:add(f.inner_type, buf(off, 2))
+		t:set_len(off + 2)
+		if len > off + 2 then
+			inner(function() ethertype_table:try(et, buf(off + 2):tvb(), pinfo, tree) end)
 		end
-	elseif eth_dissector ~= nil then
-		inner(function() eth_dissector:call(buf(8):tvb(), pinfo, tree) end)
+	else
+		t:set_len(off)
+		if eth_dissector ~= nil then
+			inner(function() eth_dissector:call(buf(off):tvb(), pinfo, tree) end)
+		end
 	end
 	-- Keep seqbond's summary in the Info column over the inner protocol's.
 	pinfo.cols.info:prepend(string.format("[seqbond %s path %d seq %d] ", name, path,
