@@ -11,7 +11,8 @@
 #   loss      a's hellos with their sequence 99000 ahead, and DATA with path sequence jumps,
 #             3 a second
 #   dup       a second real seqbond with b's host id on the switch: reported within 1 s
-#   fill      80 forged host ids while b restarts; then a and c must reach b
+#   fill      80 forged host ids, 4000 hellos a second, while b restarts; then a and c
+#             must reach b
 # SB_KEY=off: no cluster key (`up --no-key` where the testbed has it); the cases defence in
 # depth covers keep traffic flowing at the level of the honest paths. SB_KEY=on: the
 # testbed's cluster key (skipped, 77, where the testbed has no key support); every case keeps
@@ -319,7 +320,9 @@ case_dup() {
 case_fill() {
 	local rpid rc=0 lc check=""
 	before
-	forge_bg fill --ids 80 --first-id 1000 --period-ms 100
+	# Each every 20 ms: the restarted b finds 80 forged ids queued on its port 0 before a's
+	# and c's first hellos (with 100 ms, one run in three let them in first).
+	forge_bg fill --ids 80 --first-id 1000 --period-ms 20
 	sleep 1
 	# b restarts while the forged peers keep coming; they stop 3 s later.
 	SEQBOND_TESTBED_TIMEOUT=8 tb restart b >"$SB_WORK/restart-fill.log" 2>&1 &
