@@ -700,16 +700,26 @@ claim_rx(struct sb_peer_table *t, unsigned int idx, unsigned int local_port,
 	/* Peer heard on one port of ours (or none): the claim counts there (anywhere). */
 	if (n_live == 0 || (n_live == 1 && (live & (UINT32_C(1) << local_port))))
 		c->hellos++;
+	if (c->hellos_any < UINT16_MAX)
+		c->hellos_any++;
 	c->last = now;
 	confirmed = popcount32(c->local_ports) >= 2 || (n_live <= 1 && c->hellos >= 2);
 	c->confirmed |= confirmed;
+	need = n_live >= 2 ? 2 : 1;
 	if (!confirmed) {
+		/* Heard on one port only, again and again, while the known instance speaks on
+		 * others: not a restart (it never silenced them), a second host. */
+		if (n_live >= 2 && c->hellos_any >= SB_PEER_DUP_HELLOS &&
+				popcount32(heard_ports(p, c->first)) >= need) {
+			dup_found(t, idx, now);
+			t->rejects[SB_PEER_REJ_DUP]++;
+			return -EINVAL;
+		}
 		t->rejects[SB_PEER_REJ_CLAIM]++;
 		return -EAGAIN;
 	}
 	/* The known instance spoke since the claim began, where one forger could not make it
 	 * speak: two hosts. */
-	need = n_live >= 2 ? 2 : 1;
 	if (popcount32(heard_ports(p, c->first)) >= need) {
 		dup_found(t, idx, now);
 		t->rejects[SB_PEER_REJ_DUP]++;

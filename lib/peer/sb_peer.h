@@ -55,6 +55,8 @@
 #define SB_PEER_RESTART_HOLDDOWN_DEFAULT_S 5	/**< conf.restart_holddown when 0, seconds. */
 #define SB_PEER_RECLAIM_MS 1000	/**< A full table gives a peer unheard this long the slot
 				 *   of a newcomer even if its paths are held UP. */
+#define SB_PEER_DUP_HELLOS 3	/**< Hellos of a claim heard on one port that name it a
+				 *   duplicate while the known instance is heard on others. */
 #define SB_PEER_DUP_FORGET_S 10	/**< A refused duplicate unheard this long is forgotten. */
 
 enum sb_path_state {
@@ -310,6 +312,7 @@ struct sb_peer_claim {
 	uint32_t instance;		/**< The instance claimed. */
 	uint32_t local_ports;		/**< Bit per local port it was heard on. */
 	uint16_t hellos;		/**< Its hellos heard on the peer's only local port. */
+	uint16_t hellos_any;		/**< Its hellos heard anywhere. */
 	uint8_t one_port;		/**< The local port of the peer's only live path, or
 					 *   UINT8_MAX when it has none or several. */
 	uint8_t old_heard;		/**< The known instance was heard meanwhile. */
@@ -606,8 +609,12 @@ int sb_peer_table_init(struct sb_peer_table *t, const struct sb_peer_conf *conf)
  *   dup_host_ids, and peer->dup names it. The first host stays; the second's hellos are
  *   refused (SB_PEER_REJ_DUP), so the two never reset each other, until it is unheard for
  *   SB_PEER_DUP_FORGET_S or the first has no live path left (then it may take over as a
- *   restart). One forger can raise this report against a peer heard on one port of ours
- *   only (it can confirm a claim there), never reset it.
+ *   restart). A claim heard on one port of ours only, SB_PEER_DUP_HELLOS times, while
+ *   the known instance is heard on two or more is reported the same way: a clone cabled
+ *   to one switch cannot confirm a restart, but it is a second host all the same. One
+ *   forger can raise this report (never a reset): against a peer heard on one port of
+ *   ours only, or by repeating one made-up instance; one that changes instance every
+ *   hello never reaches it.
  * - Claims clamped: an MTU below SB_PEER_MTU_FLOOR (or our port's MTU, when smaller) is
  *   refused (SB_PEER_REJ_MTU); one above ours needs no clamp (sb_path_mtu() takes the
  *   smaller). A rate below SB_PEER_RATE_FLOOR_KBPS is taken as that (rate_clamped); above
