@@ -136,13 +136,20 @@ tx_peer_forget(struct sb_dp *dp, unsigned int pi, uint32_t host_id)
 	memset(dp->rx_peer[pi].path_rate_kbps, 0, sizeof(dp->rx_peer[pi].path_rate_kbps));
 }
 
-/* Say loudly that a second host uses peer @p peer's host id (struct sb_peer_dup). */
+/* Say loudly that a second host uses peer @p peer's host id (struct sb_peer_dup): at most one
+ * line a second (a forger repeating made-up instances must not flood the log; the counter
+ * dup_host_ids counts them all). */
 static void
 dup_report(struct sb_dp *dp, const struct sb_peer *peer)
 {
 	char mac1[RTE_ETHER_ADDR_FMT_SIZE], mac2[RTE_ETHER_ADDR_FMT_SIZE],
 		port2[RTE_ETHER_ADDR_FMT_SIZE];
+	uint64_t now = rte_rdtsc();
 
+	dp->tx->stats->dup_host_ids = dp->tx->peers.dup_host_ids;
+	if (dp->tx->dup_logged != 0 && now - dp->tx->dup_logged < dp->hz)
+		return;
+	dp->tx->dup_logged = now;
 	rte_ether_format_addr(mac1, sizeof(mac1), (const struct rte_ether_addr *)peer->agg_mac);
 	rte_ether_format_addr(mac2, sizeof(mac2),
 		(const struct rte_ether_addr *)peer->dup.agg_mac);
@@ -152,7 +159,6 @@ dup_report(struct sb_dp *dp, const struct sb_peer *peer)
 		"(port MAC %s, heard on our port %u) both use it; %s is kept, %s is refused: "
 		"give each host its own host_id at %.6f", peer->host_id, mac1, peer->instance,
 		mac2, peer->dup.instance, port2, peer->dup.local_port, mac1, mac2, wall_clock());
-	dp->tx->stats->dup_host_ids = dp->tx->peers.dup_host_ids;
 }
 
 void

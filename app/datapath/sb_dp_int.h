@@ -296,6 +296,7 @@ struct sb_dp_tx {
 	uint32_t self_dup_instance;	/**< Last other instance heard with our host id ... */
 	uint64_t self_dup_logged;	/**< ... and when one was last logged (TSC; 0 never). */
 	uint64_t self_dup_quiet;	/**< Such instances since then, not logged. */
+	uint64_t dup_logged;		/**< When a peer's duplicate was last logged (TSC). */
 	/* Answers from the kernel (sb_dp.c): a window opens when an RX worker delivers. */
 	uint64_t answer_from;		/**< TSC | 1 of the last delivery (RX workers write,
 					 *   __atomic relaxed). */
