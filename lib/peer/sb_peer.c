@@ -44,10 +44,16 @@ sb_seq_track_slow(struct sb_seq_track *s, uint32_t seq, uint32_t max_gap, unsign
 		s->pending = 0;
 		if (dp >= 0 && (uint32_t)dp <= max_gap) {
 			/* Its successor goes on from the jump: the sender's own numbering. */
-			if (s->pend_far)
+			if (s->pend_far) {
+				/* Renumbered from the successor itself: a gap between the two
+				 * would be measured from a number nobody vouched for (a forged
+				 * one just far enough behind made the honest next frame a
+				 * confirmed gap of up to max_gap). */
 				s->resyncs++;
-			else
-				lost = s->pend_gap;
+				s->next = (seq + 1) & mask;
+				return 0;
+			}
+			lost = s->pend_gap;
 			s->next = (s->pend + 1) & mask;
 		} else {
 			s->strays++;	/* the stream went on from before it */

@@ -84,8 +84,8 @@ enum sb_path_fault {
  * jumps and is not followed that way was not the sender's (a corrupt or forged frame on
  * the wire). So a gap counts only once the next number confirms it, and never for more
  * numbers than the path could have carried since the previous frame (@p max_gap of
- * sb_seq_track_rx()): a larger confirmed jump renumbers the stream without loss (a
- * resync). Three forged frames a second then count as no loss at all, where each counted
+ * sb_seq_track_rx()): a larger confirmed jump renumbers the stream from its successor
+ * without loss (a resync). Three forged frames a second then count as no loss at all, where each counted
  * up to the whole gap before. An honest loss is counted one frame later than it was.
  */
 struct sb_seq_track {

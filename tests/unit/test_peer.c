@@ -1379,6 +1379,18 @@ test_seq_track(void)
 	sb_path_data_account_bounded(&d, (uint8_t)(ps + 50), 100, 1514, 4);
 	sb_path_data_account_bounded(&d, (uint8_t)(ps + 51), 100, 1514, 4);
 	SB_CHECK(d.lost == 3 && d.pseq.resyncs == 1, "data: a jump beyond the bound: resync");
+	/* One forged frame of every number between honest ones, with the widest bound and a
+	 * narrow one: none counts a loss (one just far enough behind used to make the honest
+	 * frames after it a confirmed gap of up to the bound). */
+	ps += 52;
+	for (i = 0; i < 2 * 256; i++) {
+		uint32_t bound = i < 256 ? SB_PATH_SEQ_MAX_GAP : 8;
+
+		sb_path_data_account_bounded(&d, (uint8_t)(ps + i), 100, 1514, bound);
+		sb_path_data_account_bounded(&d, ps++, 100, 1514, bound);
+		sb_path_data_account_bounded(&d, ps++, 100, 1514, bound);
+	}
+	SB_CHECK(d.lost == 3, "data: one forged frame of any number: no loss (%u)", d.lost);
 	SB_CHECK(sb_path_frames_bound(100000000, HZ / 1000, HZ) == 148 + 1 &&
 		sb_path_frames_bound(0, HZ, HZ) == 1 &&
 		sb_path_frames_bound(UINT64_C(400000000000), 1000000 * HZ, HZ) == UINT32_MAX,
