@@ -54,6 +54,15 @@ sb_dp_data_counts(void *arg, unsigned int peer, unsigned int path, struct sb_pat
 	out->full = __atomic_load_n(&d->full, __ATOMIC_RELAXED);
 }
 
+uint32_t
+sb_dp_data_sent(void *arg, unsigned int peer, unsigned int path)
+{
+	const struct sb_dp *dp = arg;
+
+	/* The table runs on the TX worker, which alone writes it. */
+	return dp->tx->peer[peer].path_sent[path];
+}
+
 /* The queue edpf builds on purpose on path @p j (sb_sched_eligible()'s arrival horizon): up
  * to the delay difference between the slowest usable path and this one, us. */
 static uint32_t
@@ -196,6 +205,7 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 		memset(tp->path_seq, 0, sizeof(tp->path_seq));
 		memset(tp->rbusy_ns, 0, sizeof(tp->rbusy_ns));
 		memset(tp->path_tx, 0, sizeof(tp->path_tx));
+		memset(tp->path_sent, 0, sizeof(tp->path_sent));
 		memset(tp->path_tx_bytes, 0, sizeof(tp->path_tx_bytes));
 		memset(tp->pbusy_ns, 0, sizeof(tp->pbusy_ns));
 		memset(tp->est, 0, sizeof(tp->est));

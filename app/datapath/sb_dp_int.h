@@ -123,6 +123,8 @@ struct sb_dp_tx_peer {
 	uint64_t view_gen;		/**< The view is current while this equals the TX
 					 *   worker's view_gen (sb_dp_tx.c, view_get()). */
 	uint64_t path_tx[SB_PEER_MAX_PATHS];	/**< Frames sent per path. */
+	uint32_t path_sent[SB_PEER_MAX_PATHS];	/**< The same, never cleared by a command:
+						 *   the loss clamp (sb_dp_data_sent()). */
 	uint64_t path_tx_bytes[SB_PEER_MAX_PATHS];
 	/* Whether we exchange traffic with the peer (unicast hellos, sb_dp_hello.c): data
 	 * frames both ways counted since a mark (TSC), and when SB_DP_PEER_USE_FRAMES of
@@ -466,6 +468,8 @@ void sb_dp_peer_event(void *arg, const struct sb_peer_event *ev);
 /** The peer table's source of data counts (struct sb_peer_conf data_rx). */
 void sb_dp_data_counts(void *arg, unsigned int peer, unsigned int path,
 	struct sb_path_data *out);
+/** sb_peer_conf.data_tx: our DATA frames sent on (@p peer, @p path) (path_sent). */
+uint32_t sb_dp_data_sent(void *arg, unsigned int peer, unsigned int path);
 /** Stamp @p m with the TSC @p now of the poll that read it (latency histograms). */
 static inline void
 sb_dp_stamp(const struct sb_dp *dp, struct rte_mbuf *m, uint64_t now)

@@ -181,6 +181,7 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 	if (dpeer->view.path[j].remote_rate_bps != 0)
 		dpeer->rbusy_ns[path->remote_port] = dpeer->view.path[j].rbusy_until_ns;
 	dpeer->path_tx[j]++;
+	dpeer->path_sent[j]++;
 	dpeer->path_tx_bytes[j] += wire_len;
 	/* At the peer port's MTU: the peer counts it as proof of the path MTU
 	 * (sb_dp_hello.c, port_hellos_unicast()). */

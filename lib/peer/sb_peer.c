@@ -285,13 +285,16 @@ ms_clock(const struct sb_peer_table *t, uint64_t ms)
 	return ms * t->conf.hz / 1000;
 }
 
-/* Add the peer's latest report to the loss window and judge the path. */
+/* Add the peer's latest report on path @p j of peer @p pi to the loss window and judge the
+ * path. */
 static void
-loss_update(struct sb_peer_table *t, struct sb_path_fb *fb, uint64_t now)
+loss_update(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t now)
 {
 	const struct sb_peer_conf *c = &t->conf;
+	struct sb_path_fb *fb = &t->peer[pi].path[j].fb;
+	const uint32_t tx = c->data_tx != NULL ? c->data_tx(c->event_arg, pi, j) : 0;
 	unsigned int newest, oldest;
-	uint32_t drx, dlost;
+	uint32_t drx, dlost, dtx, missing;
 	uint64_t total;
 
 	newest = (fb->sample_head + fb->n_samples + SB_PEER_LOSS_SAMPLES - 1) %
@@ -305,11 +308,21 @@ loss_update(struct sb_peer_table *t, struct sb_path_fb *fb, uint64_t now)
 		fb->sample[newest].t = now;
 		fb->sample[newest].rx = fb->rx_frames;
 		fb->sample[newest].lost = fb->lost_frames;
+		fb->sample[newest].tx = tx;
 		fb->n_samples++;
 	}
 	oldest = fb->sample_head;
 	drx = fb->rx_frames - fb->sample[oldest].rx;
 	dlost = fb->lost_frames - fb->sample[oldest].lost;
+	/* No more lost than we sent and it did not receive: its count of gaps can be fooled by
+	 * frames forged on its switch (struct sb_seq_track), our count of frames sent cannot.
+	 * What we sent after its report only loosens the bound. */
+	if (c->data_tx != NULL) {
+		dtx = tx - fb->sample[oldest].tx;
+		missing = dtx > drx ? dtx - drx : 0;
+		if (dlost > missing)
+			dlost = missing;
+	}
 	total = (uint64_t)drx + dlost;
 	if (c->loss_max_ppm == 0 || total < c->loss_min_frames || total == 0)
 		return;
@@ -1014,7 +1027,7 @@ sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uint8_t
 		path->fb.rate_kbps = e.rate_kbps;
 		path->fb.owd_min_us = e.owd_min_us;
 		path->fb.owd_us = e.owd_us;
-		loss_update(t, &path->fb, now);
+		loss_update(t, idx, pi, now);
 		emit(t, SB_PEER_EV_FEEDBACK, idx, pi, SB_FAULT_NONE);
 		break;
 	}

@@ -29,6 +29,8 @@ struct host {
 	bool brief;			/* hellos other than probes carry brief entries */
 	/* DATA counts, kept as the datapath keeps them (resynced when a path goes down) */
 	struct sb_path_data data[SB_MAX_PEERS][SB_PEER_MAX_PATHS];
+	/* DATA frames sent, per peer and path (sb_peer_conf.data_tx, when set) */
+	uint32_t sent[SB_MAX_PEERS][SB_PEER_MAX_PATHS];
 	/* event log */
 	struct sb_peer_event ev[4096];
 	uint64_t ev_time[4096];
@@ -68,6 +70,14 @@ data_rx(void *arg, unsigned int peer, unsigned int path, struct sb_path_data *ou
 	const struct host *h = arg;
 
 	*out = h->data[peer][path];
+}
+
+static uint32_t
+data_tx(void *arg, unsigned int peer, unsigned int path)
+{
+	const struct host *h = arg;
+
+	return h->sent[peer][path];
 }
 
 static void
@@ -577,10 +587,15 @@ data_run2(unsigned int ms, unsigned int loss_pct, int loss0_pct, uint8_t *pseq)
 	unsigned int i, k;
 	unsigned int path = b->t.map.peer[0].path_of[1][1];
 	unsigned int path0 = b->t.map.peer[0].path_of[0][0];
+	struct host *a = &hosts[0];
 
 	for (i = 0; i < ms; i++) {
 		for (k = 0; k < 20; k++) {	/* 20 frames per ms */
 			uint8_t s = (*pseq)++, s0 = pseq0++;
+
+			a->sent[0][a->t.map.peer[0].path_of[1][1]]++;
+			if (loss0_pct >= 0)
+				a->sent[0][a->t.map.peer[0].path_of[0][0]]++;
 
 			if ((i * 20 + k) % 100 >= loss_pct)
 				sb_path_data_account(&b->data[0][path], s, 1500, MTU + SB_ETH_HLEN);
@@ -650,6 +665,67 @@ test_loss(void)
 	SB_CHECK(!pa->usable && pa->fault == SB_FAULT_LOSS, "lossy path 1 out once 0 is clean");
 	run(2500);
 	SB_CHECK(pa->usable, "path 1 back after a clean window");
+}
+
+static void fresh_pair(void);
+
+/*
+ * Loss reports clamped by what we sent (sb_peer_conf.data_tx): an honest 10 % still takes
+ * a path out; pairs of forged DATA frames on b's switch (a gap and its confirmation, 60
+ * ahead of b's count, 10 a second) beside 200 honest frames a second take it out without
+ * the clamp and not with it.
+ */
+static void
+forged_gap_run(unsigned int ms)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	unsigned int pb = b->t.map.peer[0].path_of[1][1], pa = a->t.map.peer[0].path_of[1][1];
+	struct sb_path_data *d = &b->data[0][pb];
+	static uint8_t s;
+	unsigned int i, k;
+	uint8_t x;
+
+	for (i = 0; i < ms / 100; i++) {
+		for (k = 0; k < 20; k++) {
+			a->sent[0][pa]++;
+			sb_path_data_account(d, s++, 1500, MTU + SB_ETH_HLEN);
+		}
+		x = (uint8_t)(d->pseq.next + 60);
+		sb_path_data_account(d, x, 64, MTU + SB_ETH_HLEN);
+		sb_path_data_account(d, (uint8_t)(x + 1), 64, MTU + SB_ETH_HLEN);
+		s = (uint8_t)d->pseq.next;	/* a's numbering as b now expects it */
+		run(100);
+	}
+}
+
+static void
+test_loss_clamp(void)
+{
+	struct host *a = &hosts[0], *b = &hosts[1];
+	const struct sb_path *pa;
+	uint8_t pseq = 0;
+	uint32_t lost0;
+
+	fresh_pair();
+	pa = path_of(a, 1);
+	lost0 = b->data[0][b->t.map.peer[0].path_of[1][1]].lost;
+	forged_gap_run(2000);
+	SB_CHECK(b->data[0][b->t.map.peer[0].path_of[1][1]].lost - lost0 >= 1000,
+		"forged pairs: b counts %u lost",
+		b->data[0][b->t.map.peer[0].path_of[1][1]].lost - lost0);
+	SB_CHECK(!pa->usable && pa->fault == SB_FAULT_LOSS,
+		"without the clamp the forged gaps take the path out (%u ppm)", pa->fb.loss_ppm);
+
+	fresh_pair();
+	a->t.conf.data_tx = data_tx;
+	pa = path_of(a, 1);
+	forged_gap_run(3000);
+	SB_CHECK(pa->usable && pa->fb.loss_ppm == 0,
+		"clamped by frames sent: the path stays in (%u ppm)", pa->fb.loss_ppm);
+	data_run(1200, 10, &pseq);
+	SB_CHECK(!pa->usable && pa->fault == SB_FAULT_LOSS && pa->fb.loss_ppm > 50000,
+		"clamped: honest 10 %% loss still takes it out (%u ppm)", pa->fb.loss_ppm);
+	a->t.conf.data_tx = NULL;
 }
 
 static void
@@ -1588,6 +1664,7 @@ main(void)
 	test_three_way();
 	test_mtu();
 	test_loss();
+	test_loss_clamp();
 	test_port_restart();
 	test_tick_stall();
 	test_silence_hold();
