@@ -460,7 +460,7 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 		.on_event = sb_dp_peer_event,
 		.event_arg = dp,
 		.data_rx = sb_dp_data_counts,
-		.data_tx = sb_dp_data_sent,
+		.frames_tx = sb_dp_data_sent,
 	};
 	ret = sb_peer_table_init(&tx->peers, &pc);
 	if (ret != 0)

@@ -58,9 +58,12 @@ uint32_t
 sb_dp_data_sent(void *arg, unsigned int peer, unsigned int path)
 {
 	const struct sb_dp *dp = arg;
+	const struct sb_dp_tx_peer *tp = &dp->tx->peer[peer];
+	const struct sb_path *pa = &dp->tx->peers.peer[peer].path[path];
 
-	/* The table runs on the TX worker, which alone writes it. */
-	return dp->tx->peer[peer].path_sent[path];
+	/* The table runs on the TX worker, which alone writes these. A group hello numbered
+	 * on the port reaches every path from it; the peer counts hellos with its data. */
+	return tp->path_sent[path] + tp->uc_seq[path] + dp->tx->port[pa->local_port].hello_seq;
 }
 
 /* The queue edpf builds on purpose on path @p j (sb_sched_eligible()'s arrival horizon): up

@@ -468,7 +468,8 @@ void sb_dp_peer_event(void *arg, const struct sb_peer_event *ev);
 /** The peer table's source of data counts (struct sb_peer_conf data_rx). */
 void sb_dp_data_counts(void *arg, unsigned int peer, unsigned int path,
 	struct sb_path_data *out);
-/** sb_peer_conf.data_tx: our DATA frames sent on (@p peer, @p path) (path_sent). */
+/** sb_peer_conf.frames_tx: our frames on (@p peer, @p path) the peer counts: DATA
+ * (path_sent), group hellos on its port, unicast hellos on it. */
 uint32_t sb_dp_data_sent(void *arg, unsigned int peer, unsigned int path);
 /** Stamp @p m with the TSC @p now of the poll that read it (latency histograms). */
 static inline void

@@ -292,7 +292,7 @@ loss_update(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t n
 {
 	const struct sb_peer_conf *c = &t->conf;
 	struct sb_path_fb *fb = &t->peer[pi].path[j].fb;
-	const uint32_t tx = c->data_tx != NULL ? c->data_tx(c->event_arg, pi, j) : 0;
+	const uint32_t tx = c->frames_tx != NULL ? c->frames_tx(c->event_arg, pi, j) : 0;
 	unsigned int newest, oldest;
 	uint32_t drx, dlost, dtx, missing;
 	uint64_t total;
@@ -317,7 +317,7 @@ loss_update(struct sb_peer_table *t, unsigned int pi, unsigned int j, uint64_t n
 	/* No more lost than we sent and it did not receive: its count of gaps can be fooled by
 	 * frames forged on its switch (struct sb_seq_track), our count of frames sent cannot.
 	 * What we sent after its report only loosens the bound. */
-	if (c->data_tx != NULL) {
+	if (c->frames_tx != NULL) {
 		dtx = tx - fb->sample[oldest].tx;
 		missing = dtx > drx ? dtx - drx : 0;
 		if (dlost > missing)

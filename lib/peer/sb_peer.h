@@ -269,7 +269,7 @@ struct sb_path_fb {
 	struct {
 		uint64_t t;
 		uint32_t rx, lost;
-		uint32_t tx;		/**< Our DATA frames sent on it by then (data_tx). */
+		uint32_t tx;		/**< Our frames sent on it by then (frames_tx). */
 	} sample[SB_PEER_LOSS_SAMPLES];
 };
 
@@ -486,12 +486,13 @@ struct sb_peer_conf {
 	 *  nobody counts data (hellos alone are reported). Called with event_arg. */
 	void (*data_rx)(void *arg, unsigned int peer, unsigned int path,
 		struct sb_path_data *out);
-	/** @return our DATA frames sent on (peer, path) since the path was learnt
-	 *  (cumulative, wraps; never cleared while the path exists). The loss the peer
-	 *  reports over the window is clamped to what we sent less what it received: frames
-	 *  forged on the peer's side of the path cannot make it lose more than we sent. NULL:
-	 *  no clamp. Called with event_arg. */
-	uint32_t (*data_tx)(void *arg, unsigned int peer, unsigned int path);
+	/** @return the frames we sent on (peer, path) that the peer's reports count: DATA,
+	 *  our group hellos on the path's port and our unicast hellos on the path (cumulative,
+	 *  wraps; never cleared while the path exists). The loss the peer reports over the
+	 *  window is clamped to what we sent less what it received: frames forged on the
+	 *  peer's side of the path cannot make it lose more than we sent. NULL: no clamp.
+	 *  Called with event_arg. */
+	uint32_t (*frames_tx)(void *arg, unsigned int peer, unsigned int path);
 };
 
 struct sb_peer_table {

@@ -29,7 +29,7 @@ struct host {
 	bool brief;			/* hellos other than probes carry brief entries */
 	/* DATA counts, kept as the datapath keeps them (resynced when a path goes down) */
 	struct sb_path_data data[SB_MAX_PEERS][SB_PEER_MAX_PATHS];
-	/* DATA frames sent, per peer and path (sb_peer_conf.data_tx, when set) */
+	/* DATA frames sent, per peer and path (sb_peer_conf.frames_tx, when set) */
 	uint32_t sent[SB_MAX_PEERS][SB_PEER_MAX_PATHS];
 	/* event log */
 	struct sb_peer_event ev[4096];
@@ -73,11 +73,12 @@ data_rx(void *arg, unsigned int peer, unsigned int path, struct sb_path_data *ou
 }
 
 static uint32_t
-data_tx(void *arg, unsigned int peer, unsigned int path)
+frames_tx(void *arg, unsigned int peer, unsigned int path)
 {
 	const struct host *h = arg;
 
-	return h->sent[peer][path];
+	/* DATA, and the group hellos of the path's port, as the peer counts both. */
+	return h->sent[peer][path] + h->hello_seq[h->t.peer[peer].path[path].local_port];
 }
 
 static void
@@ -670,7 +671,7 @@ test_loss(void)
 static void fresh_pair(void);
 
 /*
- * Loss reports clamped by what we sent (sb_peer_conf.data_tx): an honest 10 % still takes
+ * Loss reports clamped by what we sent (sb_peer_conf.frames_tx): an honest 10 % still takes
  * a path out; pairs of forged DATA frames on b's switch (a gap and its confirmation, 60
  * ahead of b's count, 10 a second) beside 200 honest frames a second take it out without
  * the clamp and not with it.
@@ -717,7 +718,7 @@ test_loss_clamp(void)
 		"without the clamp the forged gaps take the path out (%u ppm)", pa->fb.loss_ppm);
 
 	fresh_pair();
-	a->t.conf.data_tx = data_tx;
+	a->t.conf.frames_tx = frames_tx;
 	pa = path_of(a, 1);
 	forged_gap_run(3000);
 	SB_CHECK(pa->usable && pa->fb.loss_ppm == 0,
@@ -725,7 +726,7 @@ test_loss_clamp(void)
 	data_run(1200, 10, &pseq);
 	SB_CHECK(!pa->usable && pa->fault == SB_FAULT_LOSS && pa->fb.loss_ppm > 50000,
 		"clamped: honest 10 %% loss still takes it out (%u ppm)", pa->fb.loss_ppm);
-	a->t.conf.data_tx = NULL;
+	a->t.conf.frames_tx = NULL;
 }
 
 static void
