@@ -85,8 +85,9 @@ enum sb_path_fault {
  * the wire). So a gap counts only once the next number confirms it, and never for more
  * numbers than the path could have carried since the previous frame (@p max_gap of
  * sb_seq_track_rx()): a larger confirmed jump renumbers the stream from its successor
- * without loss (a resync). Three forged frames a second then count as no loss at all, where each counted
- * up to the whole gap before. An honest loss is counted one frame later than it was.
+ * without loss (a resync), and a forged number that nothing follows counts as no loss. An
+ * honest loss is counted when the number after the gap arrives, one frame after the gap
+ * (docs/decisions/2026-12-05-defence-in-depth-wiring.md).
  */
 struct sb_seq_track {
 	uint32_t next;		/**< Expected number (within the stream's width). */
@@ -679,10 +680,9 @@ int sb_peer_hello_rx(struct sb_peer_table *t, unsigned int local_port, const uin
  * yet heard then is held, not declared down. A host that wakes sends its hellos on every
  * port at once, but they reach us spread out: queued behind data on some ports, read in
  * different bursts, or one triggered hello well ahead of the next round. Without this, the
- * first hello to arrive would make every other path look failed. (Measured on the testbed's
- * bladecentre, one 20 s 16 -> 1 load per testbed: 8 214 and 9 958 path downs over two
- * testbeds' lives, paths declared silent and back up 3-15 ms later.) A path that fails while
- * its peer is heard steadily on others is still declared down after the detection time.
+ * first hello to arrive would make every other path look failed
+ * (docs/decisions/2026-12-02-host-that-wakes.md). A path that fails while its peer is heard
+ * steadily on others is still declared down after the detection time.
  *
  * A peer unheard on every path for conf.peer_evict is evicted (evicted): its paths go down
  * (with their events), then SB_PEER_EV_PEER_GONE, and its slot is free for the next new

@@ -14,35 +14,29 @@
  * delay above its own windowed minimum: no clock synchronisation needed, the clock offset
  * cancels), and how many bytes we sent on the path since the last report.
  *
- * The rules (docs/design.md, "Adaptive striping"):
- *  - a standing queue (the smaller of the last two queueing delays above target_us) means we
- *    send faster than the path carries: the estimate drops to 95 % of the delivered rate,
- *    which is the bottleneck's rate while a queue stands (BBR's delivery-rate sample, Cardwell
- *    et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016), then holds
- *    off further decreases while that queue drains. The delivered rate is the largest of
- *    the last three reports' (BBR max-filters its samples for the same reason): a receiver
- *    that did not run for part of a report interval (a nap, a frozen virtual CPU) reports
- *    too little delivered and a queue in the same report, and one such sample took 4 x 100
- *    Mbit/s paths to 44-52 Mbit/s mid-stream on the testbed (2026-12-04). And one report at
- *    most halves the estimate. A real drop in capacity is learnt a few reports later (100 ->
- *    20 Mbit/s within 10 % after 150 ms instead of 70, tests/unit/test_path_est.c).
- *    Taking the minimum of two samples keeps jitter from looking like a queue (BBR's
- *    min-filtered RTT, for the same reason). The
- *    queue is counted above the smallest one of the last 1-2 s: a route that became
- *    longer looks like a standing queue until the peer's windowed minimum forgets the old
- *    delay (10-20 s), and lowering the rate to what arrives, report after report, spiralled
- *    down to the floor (4 links given 5 ms more each mid-run: 16.5 of 380 Mbit/s); a queue
- *    we build is drained by the decrease within that time, so its minimum stays low, and
- *    while we send more than 110 % of what arrives the whole queue is ours (a link far
- *    slower than its estimate from the start never shows a low minimum). And
- *    only while we send at least 10 % of the estimate: an idle path's delay samples wander
- *    when a virtual CPU stalls (a QEMU guest), and its hellos are no measure of the path
- *    (it fell to the floor and starved the next TCP stream: 0 Mbit/s);
+ * The rules (docs/design.md, "Adaptive striping"; the measurements behind them are in
+ * docs/decisions/2026-11-30-path-estimator-guards.md and
+ * docs/decisions/2026-12-04-path-estimator-receiver-stall.md):
+ *  - a standing queue (the smaller of the last two queueing delays above target_us, so that
+ *    jitter does not look like a queue, as BBR min-filters its RTT) means we send faster than
+ *    the path carries: the estimate drops to 95 % of the delivered rate, which is the
+ *    bottleneck's rate while a queue stands (BBR's delivery-rate sample, Cardwell et al.,
+ *    "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016), then further
+ *    decreases are held off while that queue drains. The delivered rate taken is the largest
+ *    of the last three reports', and one report at most halves the estimate: a receiver that
+ *    did not run for part of a report interval (a nap, a frozen virtual CPU) reports a queue
+ *    and too little delivered at once;
+ *  - the queue counts only above the smallest one of the last 1-2 s, unless we send more than
+ *    110 % of what arrives (then all of it is ours): a route that became longer looks like a
+ *    standing queue until the peer's windowed minimum forgets the old delay (10-20 s), while a
+ *    queue we build is drained by the decrease within that time;
+ *  - a report teaches nothing when we sent less than 10 % of the estimate since the last one:
+ *    an idle path's delay samples wander when a virtual CPU stalls, and its hellos are no
+ *    measure of the path;
  *  - loss alone lowers nothing: random loss (a radio link) does not go away at a lower rate,
  *    and a drop-tail bottleneck shows a queue before it drops. A path that drops without
  *    queueing first (a policer) is left to the loss rule of lib/peer, which takes it out of
- *    the stripe above path_loss_max_pct (compare sent and delivered rates instead, and the
- *    path delay and the burstiness of edpf's use of a slower path make them disagree);
+ *    the stripe above path_loss_max_pct;
  *  - otherwise, when our sending was limited by the estimate (we sent at least 80 % of it),
  *    the estimate grows: doubling in the start-up phase (BBR's STARTUP), then additively per
  *    report by 1 % of the configured rate, or, for a port of unknown rate, of the largest
@@ -51,9 +45,8 @@
  *    "Analysis of the increase and decrease algorithms for congestion avoidance in computer
  *    networks", 1989) when their steps are equal: the same configured rate gives the same
  *    step; steps from the delivered rate are proportional to each sender's share and keep
- *    the shares where they are (docs/design.md says so). A step is at most 5 % of the rate
- *    it adds to, so that a cap far above the path (rate_mbit = 1000 on a 5 Mbit/s link)
- *    does not overshoot it several times over in one report;
+ *    the shares where they are. A step is at most 5 % of the rate it adds to, so that a cap
+ *    far above the path does not overshoot it several times over in one report;
  *  - when we sent less than that, nothing is learnt (application limited) and nothing moves;
  *  - the estimate stays within [floor, cap]: cap is the configured rate_mbit or the port's
  *    link speed, never exceeded.

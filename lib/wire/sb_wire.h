@@ -155,8 +155,8 @@ struct sb_wire_hello_entry {
  * The first 8 bytes of an entry alone: a hello flagged SB_HELLO_F_BRIEF carries these. A
  * group hello at the idle pace reaches every host on the switch 10 times a second, and its
  * measurements serve only paths that carry data (those get them in unicast hellos, probes or
- * fast-pace hellos): 17 full entries made it 538 bytes, 2.5 % of a 25 Mbit/s link in hellos
- * of idle hosts (docs/design.md, "Brief hellos").
+ * fast-pace hellos): with 17 entries a hello is 198 bytes on the wire instead of 538
+ * (docs/design.md, "Brief hellos").
  */
 struct sb_wire_hello_brief {
 	uint32_t host_id;	/**< The host heard. */
