@@ -344,15 +344,7 @@ datapath_up(struct app *a)
 	dc.n_exc_queues = sb_dp_exc_queues(a->n_workers);
 	dc.mp = a->mp;
 	dc.keyring = a->keyring;
-	for (i = 0; i < a->keyring.n_keys; i++) {
-		uint8_t fp[SB_AUTH_FP_LEN];
-		char hex[2 * SB_AUTH_FP_LEN + 1];
-
-		sb_auth_key_fingerprint(a->keyring.key[i].secret, fp);
-		MAIN_LOG(NOTICE, "cluster key id %u, fingerprint %s: %s", a->keyring.key[i].id,
-			sb_keyfile_fp_hex(fp, hex), i == a->keyring.send ? "sends and accepts" :
-			"accepted too (rollover)");
-	}
+	sb_keyfile_log(&a->keyring, "cluster key");
 	for (i = 0; i < c->n_ports; i++) {
 		dc.port[i].port_id = a->port_ids[i];
 		dc.port[i].pt_port = a->pt_port[i];

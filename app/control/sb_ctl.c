@@ -306,11 +306,16 @@ sb_ctl_key_reload(struct sb_ctl *ctl, char *err, size_t err_len)
 	/* Heap, not stack: a worker that times out may still read it later (post_one()). */
 	ring = malloc(sizeof(*ring));
 	if (ring == NULL) {
+		snprintf(err, err_len, "out of memory; the running keys are kept");
 		ret = -ENOMEM;
 		goto out;
 	}
 	ret = sb_keyfile_load(path, ring, err, err_len);
-	if (ret == 0) {
+	if (ret != 0) {
+		size_t len = strlen(err);
+
+		snprintf(err + len, err_len - len, "; the running keys are kept");
+	} else {
 		cmd.keyring = ring;
 		ret = post(ctl, &cmd);
 		if (ret == -ETIMEDOUT) {
@@ -319,11 +324,16 @@ sb_ctl_key_reload(struct sb_ctl *ctl, char *err, size_t err_len)
 			goto out;	/* left to the late worker (leaked) */
 		}
 		if (ret != 0)
-			snprintf(err, err_len, "the datapath refused the keys: %s", strerror(-ret));
+			snprintf(err, err_len, "the datapath refused the keys: %s; the running "
+				"keys are kept", strerror(-ret));
 	}
+	if (ret == 0)
+		sb_keyfile_log(ring, "key reload");
 	sb_auth_wipe(ring, sizeof(*ring));
 	free(ring);
 out:
 	pthread_mutex_unlock(&ctl->lock);
+	if (ret != 0)
+		sb_keyfile_log_refused("key reload", err);
 	return ret;
 }

@@ -9,7 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_log.h>
+
 #include "sb_keyfile.h"
+
+RTE_LOG_REGISTER_SUFFIX(sb_key_logtype, key, INFO);
 
 static int __attribute__((format(printf, 4, 5)))
 fail(int rc, char *err, size_t err_len, const char *fmt, ...)
@@ -95,8 +99,7 @@ parse_keys(const char *path, char *text, struct sb_auth_key *keys, unsigned int 
 	}
 	if (n == 0)
 		return fail(-EINVAL, err, err_len, "%s: no key: one line of %d hex characters "
-			"(e.g. from `head -c %d /dev/urandom | od -An -tx1 | tr -d ' \\n'`)", path,
-			SB_AUTH_KEY_HEX_LEN, SB_AUTH_KEY_LEN);
+			"(make one with `seqbond-keygen --print`)", path, SB_AUTH_KEY_HEX_LEN);
 	return (int)n;
 }
 
@@ -158,4 +161,25 @@ sb_keyfile_fp_hex(const uint8_t *fp, char *out)
 	for (i = 0; i < SB_AUTH_FP_LEN; i++)
 		snprintf(out + 2 * i, 3, "%02x", fp[i]);
 	return out;
+}
+
+void
+sb_keyfile_log(const struct sb_auth_keyring *ring, const char *what)
+{
+	char hex[2 * SB_AUTH_FP_LEN + 1];
+	uint8_t fp[SB_AUTH_FP_LEN];
+	unsigned int i;
+
+	for (i = 0; i < ring->n_keys; i++) {
+		sb_auth_key_fingerprint(ring->key[i].secret, fp);
+		rte_log(RTE_LOG_NOTICE, sb_key_logtype, "seqbond.key: %s: key id %u, fingerprint "
+			"%s: %s\n", what, ring->key[i].id, sb_keyfile_fp_hex(fp, hex),
+			i == ring->send ? "sends and accepts" : "accepted too (rollover)");
+	}
+}
+
+void
+sb_keyfile_log_refused(const char *what, const char *err)
+{
+	rte_log(RTE_LOG_ERR, sb_key_logtype, "seqbond.key: %s failed: %s\n", what, err);
 }

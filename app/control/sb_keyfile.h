@@ -5,8 +5,8 @@
 /**
  * @file
  * The cluster key file (`[seqbond] cluster_key_file`, docs/config.md): one or two lines of
- * SB_AUTH_KEY_HEX_LEN hex characters. Line 1 is the key this host sends with; line 2, when
- * present, is accepted as well (a rollover, docs/decisions/2026-12-05-cluster-key.md). Blank
+ * SB_AUTH_KEY_HEX_LEN hex characters. The first key line is the key this host sends with; the
+ * second, when present, is accepted as well (a rollover, docs/decisions/2026-12-05-cluster-key.md). Blank
  * lines and lines starting with '#' are skipped. Each key's id is the first byte of its
  * fingerprint (sb_auth_key_fingerprint()), so every host that holds a key gives it the same
  * id without any being written down.
@@ -46,5 +46,18 @@ int sb_keyfile_load(const char *path, struct sb_auth_keyring *ring, char *err, s
  * @return @p out.
  */
 char *sb_keyfile_fp_hex(const uint8_t *fp, char *out);
+
+/**
+ * Log each key of @p ring by id and fingerprint, never its secret (NOTICE, logtype
+ * "key"), one line each: "WHAT: key id N, fingerprint HEX: sends and accepts".
+ * @param what  What happened ("cluster key", "key reload").
+ */
+void sb_keyfile_log(const struct sb_auth_keyring *ring, const char *what);
+
+/**
+ * Log a failed key change (ERR, logtype "key"): "WHAT failed: ERR".
+ * @param what  "key reload"; @param err the reason, saying whether the running keys are kept.
+ */
+void sb_keyfile_log_refused(const char *what, const char *err);
 
 #endif /* SB_KEYFILE_H */

@@ -205,7 +205,8 @@ if sb_keyed; then
 	printf '%s\n%s\n' "$old" "$new" >"$kf"	# 1: the new key accepted everywhere
 	out=$(reload_a "step 1")
 	reload_b "step 1"
-	[[ $(grep -c 'accepted too (rollover)' <<<"$out") == 1 && $(grep -c 'sends and accepts' <<<"$out") == 1 ]] ||
+	[[ $(grep -c '^  key id .*accepted too (rollover)$' <<<"$out") == 1 &&
+		$(grep -c '^  key id .*sends and accepts$' <<<"$out") == 1 ]] ||
 		fail "step 1: show key after key reload: $out"
 	sleep 1
 	printf '%s\n%s\n' "$new" "$old" >"$kf"	# 2: sent with, one host after the other
@@ -217,7 +218,7 @@ if sb_keyed; then
 	out=$(reload_a "step 3")
 	reload_b "step 3"
 	fp_new=$(sed -nE 's/^  key id [0-9]+ +fingerprint ([0-9a-f]{16})  sends and accepts$/\1/p' <<<"$out")
-	[[ -n $fp_new && $fp_new != "$fp_old" && $(grep -c 'fingerprint' <<<"$out") == 1 ]] ||
+	[[ -n $fp_new && $fp_new != "$fp_old" && $(grep -c '^  key id' <<<"$out") == 1 ]] ||
 		fail "step 3: one key, the new one: $out"
 	wait "$ping_pid" || true
 	cat "$SB_WORK/rollover-ping.txt"
@@ -238,6 +239,10 @@ for line in sys.stdin:
 	grep -qF "mode 0644: a cluster key file must not be readable or writable by group or others" <<<"$out" ||
 		fail "key reload of a public key file: $out"
 	grep -qF "fingerprint $fp_new  sends and accepts" <<<"$out" || fail "the keys changed after a refused reload"
+	grep -qE "^seqbond.key: key reload failed: .*mode 0644.*; the running keys are kept$" \
+		"$SEQBOND_TESTBED_DIR/a.log" || fail "a refused key reload is not logged"
+	grep -qE "^seqbond.key: key reload: key id [0-9]+, fingerprint $fp_new: sends and accepts$" \
+		"$SEQBOND_TESTBED_DIR/a.log" || fail "a key reload is not logged with its fingerprint"
 	if grep -qiF -e "$old" -e "$new" "$SEQBOND_TESTBED_DIR"/a.log "$SEQBOND_TESTBED_DIR"/b.log \
 			"$SB_WORK"/reload-b.txt; then
 		fail "a key appears in a log"
