@@ -206,6 +206,7 @@ def report(rdir, doc, img, quick):
     wan = read(os.path.join(rdir, "wan.csv"))
     ceil = read(os.path.join(rdir, "ceiling.csv"))
     scale = read(os.path.join(rdir, "micro_scale.csv"))
+    auth = read(os.path.join(rdir, "micro_auth.csv"))
     lat = read(os.path.join(rdir, "latency.csv"))
     cluster = None
     if os.path.exists(os.path.join(rdir, "cluster.json")):
@@ -248,36 +249,75 @@ def report(rdir, doc, img, quick):
             w.writerows(summary)
 
     plots = make_plots(summary, fail, rdir, img)
-    write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick,
-              ceiling_section(ceil) + wan_section(wan, per_rate) + latency_section(lat, img) +
-              cluster_section(cluster),
-              scale_section(scale))
+    cx = Ctx(rdir, doc, quick)
+    write_doc(cx, summary, per_rate, fail, micro, dpr, cg, plots,
+              ceiling_section(ceil, cx) + wan_section(wan, per_rate, cx) +
+              latency_section(lat, img, cx) + cluster_section(cluster, cx),
+              scale_section(scale, cx), auth_section(auth, cx))
 
 
-def hand_notes(name):
-    """Lines of bench/results/notes/NAME.md: text written by hand about a section's runs
-    (what was run beside the generated table, what it showed), kept across regenerations."""
-    p = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "notes",
-                     name + ".md")
-    if not os.path.exists(p):
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOTES = os.path.join(REPO, "bench", "results", "notes")
+
+
+def notes_link(doc, *names):
+    """One line linking bench/results/notes/NAME.md for each NAME that exists: text written
+    by hand about a section's runs (what was run beside the generated table, what it showed,
+    runs before the latest). The report links it and never copies it, so that DOC holds
+    only what the results make and the notes are kept as written."""
+    links = []
+    for n in names:
+        p = os.path.join(NOTES, n + ".md")
+        if os.path.exists(p):
+            links.append("[%s](%s)" % (os.path.relpath(p, REPO), os.path.relpath(
+                p, os.path.dirname(os.path.abspath(doc)))))
+    if not links:
         return []
-    return [open(p).read().rstrip("\n") + "\n"]
+    return ["Notes on these and earlier runs, written by hand: %s\n" % ", ".join(links)]
 
 
-def cluster_section(c):
+class Ctx:
+    """What every section of the report names: the command that makes its results, the
+    files they are in, the notes written by hand about them."""
+
+    def __init__(self, rdir, doc, quick):
+        self.rdir, self.doc, self.quick = rdir, doc, quick
+
+    def res(self, name):
+        return os.path.relpath(os.path.join(self.rdir, name), REPO)
+
+    def made_by(self, only, files, how="", tail=""):
+        if self.quick and only != "cluster":
+            cmd = "`bench/run --quick`"
+        else:
+            cmd = "`bench/run --only %s`%s" % (only, " (not in --quick)" if self.quick else "")
+        f = ["`%s`" % self.res(x) for x in files]
+        f = ", ".join(f[:-1]) + " and " + f[-1] if len(f) > 1 else f[0]
+        return ["Made by %s%s, into %s%s.\n" % (cmd, how, f, tail)]
+
+    def not_run(self, name):
+        return ["**Not run yet:** no results in `%s`.\n" % self.res(name)]
+
+    def notes(self, *names):
+        return notes_link(self.doc, *names)
+
+
+def cluster_section(c, cx):
     """Markdown lines for bench/cluster.py (bench/run --only cluster): the users' cluster."""
+    L = ["## Cluster: 16 blades and a gateway in one box\n"] + cx.made_by(
+        "cluster", ["cluster.json"], " (bench/cluster.py)")
     if not c:
-        return []
+        return L + cx.not_run("cluster.json") + cx.notes("cluster")
     B = c["one_link_mbit"]
-    L = ["## Cluster: 16 blades and a gateway in one box\n",
-         "`bench/run --only cluster` (bench/cluster.py%s, %s): `seqbond-testbed up --preset "
-         "bladecentre --rate %d --exception %s`: 16 blades a..p with 6 ports, one on each of 6 "
-         "switches, and the gateway q with 8 (switches 0 and 1 carry two of its ports); 17 "
-         "seqbond instances on this 2-core machine. One link = one TCP stream over one %d "
-         "Mbit/s link without seqbond: %.1f Mbit/s; limits below are counted in it. `%s`.\n" % (
-             " --short" if c.get("short") else "", c.get("date", ""), c["rate"],
-             c.get("exception", "tap"), c["rate"], B, c.get("up_line", "")),
-         "| workload | result | against | goal |", "|---|---|---|---|"]
+    L += ["Run of %s%s: `seqbond-testbed up --preset "
+          "bladecentre --rate %d --exception %s`: 16 blades a..p with 6 ports, one on each of 6 "
+          "switches, and the gateway q with 8 (switches 0 and 1 carry two of its ports); 17 "
+          "seqbond instances on this 2-core machine. One link = one TCP stream over one %d "
+          "Mbit/s link without seqbond: %.1f Mbit/s; limits below are counted in it. `%s`.\n" % (
+              c.get("date", "unknown date"),
+              " (bench/cluster.py --short)" if c.get("short") else "", c["rate"],
+              c.get("exception", "tap"), c["rate"], B, c.get("up_line", "")),
+          "| workload | result | against | goal |", "|---|---|---|---|"]
     i = c.get("idle")
     if i:
         L.append("| idle, %.0f s: CPU per instance (own process, mean / max) | %.2f / %.2f %% "
@@ -339,23 +379,24 @@ def cluster_section(c):
              "x^2) over the 16 blades' goodputs; idle CPU = utime + stime of each seqbond "
              "process, and the machine's busy time (/proc/stat) over the same span, which also "
              "holds the kernel's work for every host's hellos.\n")
-    return L + hand_notes("cluster")
+    return L + cx.notes("cluster")
 
 
-def scale_section(scale):
+def scale_section(scale, cx):
     """Markdown lines for bench_scale: frames per second of the datapath on 1 and 2 lcores."""
+    L = ["## Micro: the datapath on one and on two lcores\n"] + cx.made_by(
+        "micro", ["micro_scale.csv"], " (bench/micro.sh)")
     if not scale:
-        return []
-    L = ["## Micro: the datapath on one and on two lcores\n",
-         "`bench/bench_scale`: one seqbond host on looped-back ring ports (4 links, 64-byte "
-         "frames, no root) and an emulated peer, traffic both ways at once as two TCP streams "
-         "would give it; every frame delivered to the kernel is checked for order and loss, and "
-         "every mbuf must come back. 1 worker does everything; with 2, a TX worker (kernel -> "
-         "peer) and an RX worker (peer -> kernel, the reorder window) on the machine's two "
-         "CPUs, frames crossing between them on rte_rings (docs/design.md, \"Lcores\"). Runs "
-         "alternate between the two; medians.\n",
-         "| workers | runs | kernel -> peer Mpps | peer -> kernel Mpps | total Mpps | "
-         "x one worker |", "|---|---|---|---|---|---|"]
+        return L + cx.not_run("micro_scale.csv") + cx.notes("scale")
+    L += ["`bench/bench_scale`: one seqbond host on looped-back ring ports (4 links, 64-byte "
+          "frames, no root) and an emulated peer, traffic both ways at once as two TCP streams "
+          "would give it; every frame delivered to the kernel is checked for order and loss, and "
+          "every mbuf must come back. 1 worker does everything; with 2, a TX worker (kernel -> "
+          "peer) and an RX worker (peer -> kernel, the reorder window) on the machine's two "
+          "CPUs, frames crossing between them on rte_rings (docs/design.md, \"Lcores\"). Runs "
+          "alternate between the two; medians.\n",
+          "| workers | runs | kernel -> peer Mpps | peer -> kernel Mpps | total Mpps | "
+          "x one worker |", "|---|---|---|---|---|---|"]
     by = {}
     for r in scale:
         by.setdefault(int(r["workers"]), []).append(r)
@@ -368,7 +409,36 @@ def scale_section(scale):
             fmt(med(r["mpps_peer_to_kernel"] for r in rs), 2), fmt(tot, 2),
             fmt(tot / one, 2) if one == one and one else "n/a"))
     L.append("")
-    return L
+    return L + cx.notes("scale")
+
+
+def auth_section(auth, cx):
+    """Markdown lines for bench_auth (bench/micro.sh, micro_auth.csv): what cluster
+    authentication's tags cost per call."""
+    L = ["## Micro: authentication tags\n"] + cx.made_by(
+        "micro", ["micro_auth.csv"], " (bench/micro.sh)") + [
+         "`bench/bench_auth` (no EAL): what cluster authentication (lib/auth) costs per call. "
+         "`data_tag` is the SipHash-2-4 tag over a DATA frame's 20 bytes of MACs and shim (per "
+         "frame sent); `data_verify2` checks a tag against two pair keys where the second fits "
+         "(a receiver during a key rollover that tries the keys in the wrong order); "
+         "`hello_mac` is the keyed BLAKE2b tag of a hello (538 bytes: a hello listing 17 paths; "
+         "1514: a full-size probe), per hello sent and received; `hmac512_256` is "
+         "HMAC-SHA-512-256 over the same bytes, the alternative sb_auth.h names, not used. "
+         "Each run times a batch of calls back to back; the median run per call, in ns and TSC "
+         "cycles, and the fastest run.\n"]
+    if not auth:
+        L += cx.not_run("micro_auth.csv")
+    else:
+        L += ["| operation | bytes | ns/call | TSC cycles/call | fastest run, ns | runs |",
+              "|---|---|---|---|---|---|"]
+        ops = ("data_tag", "data_verify2", "hello_mac", "hmac512_256")
+        for a in sorted(auth, key=lambda a: (ops.index(a["op"]) if a["op"] in ops else len(ops),
+                                             int(a["bytes"]))):
+            L.append("| %s | %s | %s | %s | %s | %s |" % (
+                a["op"], a["bytes"], a["ns_per_call"], a["cycles_per_call"], a["fastest_ns"],
+                a["runs"]))
+        L.append("")
+    return L + cx.notes("auth")
 
 
 def cpu_per_gb(r):
@@ -378,19 +448,19 @@ def cpu_per_gb(r):
     return float(busy) / gb if busy not in (None, "") and gb > 0 else float("nan")
 
 
-def ceiling_section(ceil):
+def ceiling_section(ceil, cx):
     """Markdown lines for bench/run's ceiling: unshaped links, the CPU is the limit."""
+    L = ["## CPU-bound ceiling: unshaped links\n"] + cx.made_by("ceiling", ["ceiling.csv"])
     if not ceil:
-        return []
-    L = ["## CPU-bound ceiling: unshaped links\n",
-         "4 veth links shaped at 10 Gbit/s (no real limit: the 2 CPUs are), one TCP stream "
-         "A->B, veth GRO/GSO/TSO off for every system (`bench/run --only ceiling`). `link` is "
-         "plain TCP over one of the links; `seqbond-edpf-xdp` is seqbond with af_xdp member ports "
-         "(native XDP on the veths, copy mode) instead of af_packet. CPU s/GB = the machine's busy CPU seconds "
-         "(/proc/stat: user, system, irq, softirq) during the stream per GB received; on a "
-         "shared machine an upper bound.\n",
-         "| system | links | goodput Mbit/s | / MPTCP | / one link | CPU s/GB | CPU own s | "
-         "retransmits | RTO | runs |", "|---|---|---|---|---|---|---|---|---|---|"]
+        return L + cx.not_run("ceiling.csv") + cx.notes("ceiling")
+    L += ["4 veth links shaped at 10 Gbit/s (no real limit: the 2 CPUs are), one TCP stream "
+          "A->B, veth GRO/GSO/TSO off for every system. `link` is "
+          "plain TCP over one of the links; `seqbond-edpf-xdp` is seqbond with af_xdp member "
+          "ports (native XDP on the veths, copy mode) instead of af_packet. CPU s/GB = the "
+          "machine's busy CPU seconds (/proc/stat: user, system, irq, softirq) during the stream "
+          "per GB received; on a shared machine an upper bound.\n",
+          "| system | links | goodput Mbit/s | / MPTCP | / one link | CPU s/GB | CPU own s | "
+          "retransmits | RTO | runs |", "|---|---|---|---|---|---|---|---|---|---|"]
     groups = {}
     for r in ceil:
         groups.setdefault(r["system"], []).append(r)
@@ -406,34 +476,35 @@ def ceiling_section(ceil):
             fmt(med(r["retransmits"] for r in rs), 0), fmt(med(r["tcp_timeouts"] for r in rs), 0),
             len(rs)))
     L.append("")
-    return L + hand_notes("ceiling")
+    return L + cx.notes("ceiling")
 
 
 LAT_SYSTEMS = ("link", "seqbond-shared", "seqbond-dedicated", "seqbond-tap", "mptcp")
 LAT_PCTS = (("p25", 25), ("p50", 50), ("p75", 75), ("p90", 90), ("p99", 99), ("p999", 99.9))
 
 
-def latency_section(lat, img):
+def latency_section(lat, img, cx):
     """Markdown lines for bench/run's latency rows (bench/latency.sh): medians over rounds of
     each percentile, against the plain link's, and a CDF plot of the idle UDP round trips."""
+    L = ["## Latency: request/response round trips\n"] + cx.made_by(
+        "latency", ["latency.csv"], " (bench/latency.sh)")
     if not lat:
-        return []
+        return L + cx.not_run("latency.csv") + cx.notes("latency")
     groups = {}
     for r in lat:
         groups.setdefault((r["system"], r["proto"], r["load"]), []).append(r)
     m = {k: {p: med(r[p] for r in rs) for p, _ in LAT_PCTS + (("max", 100),)}
          for k, rs in groups.items()}
     rounds = max(int(r["round"]) for r in lat)
-    L = ["## Latency: request/response round trips\n",
-         "sockperf ping-pong, 64-byte messages at 1000 a second, round trip in microseconds, "
-         "on 4 x 100 Mbit/s (`bench/run --only latency`, bench/latency.sh): seqbond's "
-         "defaults (`seqbond-shared`: tap-vnet, lcores that sleep until traffic wakes them), "
-         "`lcore_mode = dedicated` (busy polling), the TAP PMD exception path, and MPTCP on "
-         "the same links (TCP only); `link` is one plain link of the same rate measured in "
-         "the same rounds. `bulk`: beside one iperf3 TCP stream in the requests' direction. "
-         "Medians over %d rounds; `+p50` and `x p99` compare with the plain link's.\n" % rounds,
-         "| system | proto | load | p50 | p90 | p99 | p99.9 | +p50 | x p99 | runs |",
-         "|---|---|---|---|---|---|---|---|---|---|"]
+    L += ["sockperf ping-pong, 64-byte messages at 1000 a second, round trip in microseconds, "
+          "on 4 x 100 Mbit/s: seqbond's "
+          "defaults (`seqbond-shared`: tap-vnet, lcores that sleep until traffic wakes them), "
+          "`lcore_mode = dedicated` (busy polling), the TAP PMD exception path, and MPTCP on "
+          "the same links (TCP only); `link` is one plain link of the same rate measured in "
+          "the same rounds. `bulk`: beside one iperf3 TCP stream in the requests' direction. "
+          "Medians over %d rounds; `+p50` and `x p99` compare with the plain link's.\n" % rounds,
+          "| system | proto | load | p50 | p90 | p99 | p99.9 | +p50 | x p99 | runs |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
     for proto in ("udp", "tcp"):
         for load in ("idle", "bulk"):
             base = m.get(("link", proto, load))
@@ -451,7 +522,7 @@ def latency_section(lat, img):
     plot = latency_plot(m, img)
     if plot:
         L += ["![round trip CDF](img/%s)\n" % plot]
-    return L + hand_notes("latency")
+    return L + cx.notes("latency")
 
 
 def latency_plot(m, img):
@@ -488,21 +559,22 @@ def latency_plot(m, img):
 WAN_LOSS = {"50,20,5": (0.0, 0.0, 0.01)}
 
 
-def wan_section(wan, per_rate):
+def wan_section(wan, per_rate, cx):
     """Markdown lines for bench/run's WAN set: each system's median goodput against the
     limit (sum of rate x (1 - loss), scaled by one 100 Mbit/s link's single-stream
     efficiency)."""
+    L = ["## WAN-like links: adaptive striping against MPTCP\n"] + cx.made_by(
+        "wan", ["wan.csv"], tail="; the limit uses `%s`" % cx.res("baseline.csv"))
     if not wan:
-        return []
-    L = ["## WAN-like links: adaptive striping against MPTCP\n",
-         "Three links of different rate, delay and loss (`bench/run --only wan`): 50 Mbit/s "
-         "with 20 ms, 20 Mbit/s with 40 ms, 5 Mbit/s with 60 ms and 1 % loss (one-way delays "
-         "and loss in each direction, the testbed's delay line `tools/linkemu`), one TCP stream "
-         "A->B, with the machine's default congestion control and with CUBIC. Limit = the sum of rate x (1 - loss) "
-         "x one 100 Mbit/s link's goodput / 100.\n",
-         "| system | links | congestion control | goodput Mbit/s | limit | % of limit | "
-         "retransmits | OFO | SACK/TS reorder | RTO | runs |",
-         "|---|---|---|---|---|---|---|---|---|---|---|"]
+        return L + cx.not_run("wan.csv") + cx.notes("wan")
+    L += ["Three links of different rate, delay and loss: 50 Mbit/s "
+          "with 20 ms, 20 Mbit/s with 40 ms, 5 Mbit/s with 60 ms and 1 % loss (one-way delays "
+          "and loss in each direction, the testbed's delay line `tools/linkemu`), one TCP stream "
+          "A->B, with the machine's default congestion control and with CUBIC. Limit = the sum "
+          "of rate x (1 - loss) x one 100 Mbit/s link's goodput / 100.\n",
+          "| system | links | congestion control | goodput Mbit/s | limit | % of limit | "
+          "retransmits | OFO | SACK/TS reorder | RTO | runs |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     eff = per_rate.get(("100", "1500"))
     groups = {}
     for r in wan:
@@ -518,7 +590,7 @@ def wan_section(wan, per_rate):
             fmt(med(r["sack_reorder"] for r in rs), 0), fmt(med(r["ts_reorder"] for r in rs), 0),
             fmt(med(r["tcp_timeouts"] for r in rs), 0), len(rs)))
     L.append("")
-    return L
+    return L + cx.notes("wan")
 
 
 def make_plots(summary, fail, rdir, img):
@@ -609,18 +681,24 @@ def fmt(v, nd=1):
     return ("%%.%df" % nd) % v
 
 
-def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_lines=(),
-              scale_lines=()):
+def write_doc(cx, summary, per_rate, fail, micro, dpr, cg, plots, wan_lines=(),
+              scale_lines=(), auth_lines=()):
+    doc, quick = cx.doc, cx.quick
     L = []
     L.append("# Benchmarks\n")
-    L.append("Generated by `bench/run%s` from the CSV files in `bench/results/`; the text around "
-             "the numbers is in `bench/benchlib.py`. %s\n" % (
-                 " --quick" if quick else "",
+    L.append("Generated by `bench/run%s` from the CSV and JSON files in `%s/` (`bench/run "
+             "--report%s` rewrites it from them and measures nothing): one section per "
+             "workload, each naming the command that makes its results. The text around the "
+             "numbers is in `bench/benchlib.py`; notes written by hand about the runs are in "
+             "`bench/results/notes/`, linked from their sections. %s\n" % (
+                 " --quick" if quick else "", cx.res("."), " --quick" if quick else "",
                  "**This is a --quick run (one link set, 3 s, one repetition): a harness check, "
                  "not a measurement.**" if quick else
                  "Medians of the repetitions; absolute numbers drift on this shared 2-core "
                  "machine, ratios measured in one run hold."))
     L.append("## Macro: one TCP stream over emulated links\n")
+    L.extend(cx.made_by("macro", ["baseline.csv", "macro.csv"],
+                        tail="; the report writes the medians to `%s`" % cx.res("summary.csv")))
     L.append("Two network namespaces, veth links shaped with tbf by `tools/seqbond-testbed` "
              "(every system runs on the same links), one iperf3 TCP stream. The limit is the "
              "sum over the links of one link's single-stream goodput (`seqbond-testbed "
@@ -637,8 +715,7 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
             "%s Mbit/s mtu %s: %.1f" % (r, m, v) for (r, m), v in sorted(
                 per_rate.items(), key=lambda kv: (int(kv[0][1]), -int(kv[0][0])))) + "\n")
     if not summary:
-        L.append("**Not run yet:** `bench/results/macro.csv` holds no results, so there is no "
-                 "table here (run `bench/run --only macro --mtu 1500 --dir ab` as root).\n")
+        L.extend(cx.not_run("macro.csv"))
     L.append("DPDK net_bonding in 802.3ad mode (`--systems bond-8023ad`) is wired up but not in "
              "the default list: between two testpmd instances over af_packet members LACP never "
              "let a ping through within 60 s here.\n")
@@ -666,8 +743,13 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
     for p in plots:
         if p.startswith("bench-goodput"):
             L.append("![%s](img/%s)\n" % (p[:-4], p))
+    if not quick:
+        L.extend(grid_missing(summary))
+    L.extend(cx.notes("macro"))
     L.extend(wan_lines)
     L.append("## Failover\n")
+    L.extend(cx.made_by("failover", ["failover.csv"], tail=", with iperf3's intervals for "
+                        "the plot in `%s`" % cx.res("failover-SYSTEM.json")))
     L.append("4 x 100 Mbit/s, MTU 1500, one stream, iperf3 at 100 ms intervals; host A's "
              "port 1 loses carrier (`seqbond-testbed link a 1 down`) about 3 s after the client "
              "starts and gets it back 3 s later (times measured from the client's launch, so "
@@ -677,8 +759,7 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
              "Retransmitted segments and RTOs are the sender's (A's) TcpRetransSegs and "
              "TcpExtTCPTimeouts over the whole run: the frames lost to the cut as TCP saw them.\n")
     if not fail:
-        L.append("**Not run yet:** no results in `bench/results/failover.csv` (run `bench/run "
-                 "--only failover` as root).\n")
+        L.extend(cx.not_run("failover.csv"))
     if fail:
         L.append("| system | before Mbit/s | lowest 100 ms while down | recovery s | "
                  "retransmitted segments | RTO | mean goodput Mbit/s |")
@@ -691,7 +772,11 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
         L.append("")
     if "bench-failover.png" in plots:
         L.append("![failover](img/bench-failover.png)\n")
+    if not quick and fail:
+        L.extend(failover_missing(fail))
+    L.extend(cx.notes("failover", "macro"))
     L.append("## Micro: reorder window\n")
+    L.extend(cx.made_by("micro", ["micro_reorder.csv", "callgrind.csv"], " (bench/micro.sh)"))
     L.append("`bench/bench_reorder`: seqbond's window (lib/reorder) and DPDK 22.11's rte_reorder "
              "on the same deterministic traces (4 FIFO paths whose delays wander so frames are "
              "displaced by up to D positions; 1 % loss), window 1024, a drain after every 32 "
@@ -707,6 +792,8 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
              "and when the ready queue fills in the middle of a window slide one frame is "
              "overwritten and lost (still so upstream). So the harness never frees an "
              "rte_reorder buffer and drains before every flushing insert.\n")
+    if not micro:
+        L.extend(cx.not_run("micro_reorder.csv"))
     if micro:
         L.append("| trace | frames | lost | sb_reorder cycles/frame | rte_reorder cycles/frame | "
                  "sb / rte | sb Mpps | rte Mpps |")
@@ -736,8 +823,10 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
                 L.append("| %s | %.1f | %.1f | %.2f |" % (t, e["sb_reorder"], e["rte_reorder"],
                                                          e["sb_reorder"] / e["rte_reorder"]))
         L.append("")
-    L.extend(hand_notes("reorder"))
+    L.extend(cx.notes("reorder"))
+    L.extend(auth_lines)
     L.append("## Micro: whole datapath vs testpmd io forwarding\n")
+    L.extend(cx.made_by("micro", ["micro_dp.csv"], " (bench/micro.sh)"))
     L.append("`bench/bench_dp` links the application's datapath files into a harness that runs "
              "two hosts back to back on ring ports (4 links) in one thread: a fixed set of "
              "frames circulates exception(A) -> shim -> stripe -> ports -> reorder -> "
@@ -747,6 +836,8 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
              "themselves (`--tx-first`, 1 forwarding lcore); testpmd's io mode never touches "
              "packet data, which seqbond must (MAC lookup, shim, reorder), so the ratio is the "
              "price of that work over the bare ethdev burst calls.\n")
+    if not dpr:
+        L.extend(cx.not_run("micro_dp.csv"))
     if dpr:
         L.append("| frame bytes | seqbond ns/frame | seqbond ns/stage | seqbond Mpps (frames) | "
                  "testpmd io ns/packet | testpmd io Mpps | seqbond stage / testpmd io | "
@@ -766,21 +857,21 @@ def write_doc(doc, summary, per_rate, fail, micro, dpr, cg, plots, quick, wan_li
                 "%.1f" % (float(s["ns_per_stage"]) / float(mac["ns_per_frame"])) if mac
                 else "n/a"))
         L.append("")
-    L.extend(hand_notes("datapath"))
+    L.extend(cx.notes("datapath"))
     L.extend(scale_lines)
-    if not quick:
-        L.extend(not_run(summary, fail))
     L.append("## How to run\n")
-    L.append("```\nmeson setup build && ninja -C build\nbench/run            # everything "
-             "(long: about 1 h 30 min with MTU 9000 and --bidir)\nbench/run --quick    # "
-             "every piece once, cheaply (CI; < 3 min)\n```\n")
-    L.append("`bench/run --only macro|ceiling|wan|failover|latency|micro|cluster`, `--mtu 1500`, `--dir ab` restrict a run; "
-             "results accumulate per run in `bench/results/` (the previous run's files are "
-             "replaced, or kept and added to with `--append`; `--systems`, `--links-sets` "
-             "narrow it further). Every throughput measurement holds `flock /tmp/seqbond-net.lock`.\n")
-    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "NOTES.md")
-    if not quick and os.path.exists(notes):
-        L.append(open(notes).read().rstrip("\n") + "\n")
+    L.append("```\nmeson setup build && ninja -C build\nbench/run            # everything, "
+             "as root (long: about 1 h 30 min with MTU 9000 and --bidir)\nbench/run --quick    "
+             "# every piece once, cheaply (CI; < 3 min)\nbench/run --report   # this file and "
+             "its plots again from bench/results/, measuring nothing (seconds)\n```\n")
+    L.append("`bench/run --only macro|ceiling|wan|failover|latency|micro|cluster`, `--mtu "
+             "1500`, `--dir ab` restrict a run; results accumulate per run in `bench/results/` "
+             "(the previous run's files are replaced, or kept and added to with `--append`; "
+             "`--systems`, `--links-sets` narrow it further), and every run ends by rewriting "
+             "this file from all of them. Every throughput measurement holds `flock "
+             "/tmp/seqbond-net.lock`. What a run showed beyond its table goes into "
+             "`bench/results/notes/NAME.md` (NAME: macro, failover, ceiling, wan, latency, "
+             "cluster, reorder, auth, datapath, scale), which the section links.\n")
     with open(doc, "w") as f:
         f.write("\n".join(L))
 
@@ -838,20 +929,22 @@ def comparison(summary):
     return L
 
 
-def not_run(summary, fail):
+def grid_missing(summary):
     """What the full grid (bench/run without options) has that these results lack."""
     done = {(s["mtu"], s["direction"]) for s in summary}
     miss = ["MTU %s %s" % (m, "A->B" if d == "ab" else "--bidir") for m, d in FULL_GRID
             if (m, d) not in done]
-    L = []
-    if miss:
-        L.append("**Not in these results:** " + "; ".join(miss) + " (the full `bench/run` "
-                 "grid has them).\n")
+    if not miss:
+        return []
+    return ["**Not in these results:** " + "; ".join(miss) + " (the full `bench/run` grid has "
+            "them).\n"]
+
+
+def failover_missing(fail):
+    """The systems bench/run's failover runs that these results lack."""
     fs = {f["system"] for f in fail}
     fmiss = [x for x in ("seqbond-edpf", "bond-rr", "mptcp") if x not in fs]
-    if fmiss:
-        L.append("**Failover not run for:** %s.\n" % ", ".join(fmiss))
-    return L
+    return ["**Failover not run for:** %s.\n" % ", ".join(fmiss)] if fmiss else []
 
 
 def main():

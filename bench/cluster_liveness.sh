@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/cluster_liveness.sh LABEL [BINARY] [SECONDS]: path liveness of one seqbond binary in
-# the bladecentre under load (docs/benchmarks.md, "A host that wakes"). Brings up
+# the bladecentre under load (bench/results/notes/cluster.md, "A host that wakes"). Brings up
 # `seqbond-testbed up --preset bladecentre --rate 100 --exception tap-vnet` with BINARY
 # (default build/app/seqbond), waits 5 s, runs iperf3 from all 16 blades to the gateway at
 # once for SECONDS (default 20; one server port per blade), tears the testbed down and

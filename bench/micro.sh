@@ -6,6 +6,9 @@
 #                      io forwarding on looped net_ring ports, 64 and 1500-byte frames
 #   micro_scale.csv    bench_scale: one host's datapath on 1 and on 2 lcores (a TX and an RX
 #                      worker), traffic both ways, runs alternating so that drift hits both
+#   micro_auth.csv     bench_auth: cluster authentication's tags (lib/auth), ns and TSC cycles
+#                      per call: DATA tag and check, hello MAC and HMAC on a hello listing 17
+#                      paths (bench_auth's default length) and on a full-size probe (1514)
 # Exits non-zero when a harness piece fails (a wrong release count, a lost frame, a tool
 # that does not run); never because of a number.
 set -euo pipefail
@@ -23,10 +26,10 @@ note() { echo "micro: $*" >&2; }
 
 if [[ $QUICK == --quick ]]; then
 	FRAMES=65536 RUNS=3 DP_SECONDS=0.3 TP_SECONDS=1 CG_TRACES="inorder loss1pct_disp8"
-	SC_RUNS=1 SC_SECONDS=1
+	SC_RUNS=1 SC_SECONDS=1 AUTH=(--runs 5 --iters 2000)
 else
 	FRAMES=1048576 RUNS=7 DP_SECONDS=1 TP_SECONDS=2 CG_TRACES="inorder disp8 disp64 disp512 loss1pct_disp8"
-	SC_RUNS=5 SC_SECONDS=3
+	SC_RUNS=5 SC_SECONDS=3 AUTH=(--runs 31 --iters 20000)
 fi
 
 # (a) reorder engines
@@ -106,3 +109,20 @@ for _ in $(seq "$SC_RUNS"); do
 	done
 done
 note "lcores: done"
+
+# (d) cluster authentication's tags (no EAL): every operation on a hello of the default length
+# (17 paths), then the hello ones on a full-size probe. bench_auth prints one line per
+# operation: "NAME BYTES B: NS ns CYCLES TSC cycles per call (median of R runs of N; fastest
+# NS ns CYCLES cycles)".
+echo "op,bytes,runs,iters,ns_per_call,cycles_per_call,fastest_ns,fastest_cycles" \
+	>"$OUT/micro_auth.csv"
+auth_csv() {
+	sed -nE 's/^([a-z0-9_]+) +([0-9]+) B: +([0-9.]+) ns +([0-9.]+) TSC cycles per call \(median of ([0-9]+) runs of ([0-9]+); fastest ([0-9.]+) ns ([0-9.]+) cycles\)$/\1,\2,\5,\6,\3,\4,\7,\8/p' "$@"
+}
+"$BUILD/bench/bench_auth" "${AUTH[@]}" --more >"$TMP/auth.txt"
+auth_csv "$TMP/auth.txt" >>"$OUT/micro_auth.csv"
+"$BUILD/bench/bench_auth" "${AUTH[@]}" --more --hello-len 1514 >"$TMP/auth.txt"
+auth_csv "$TMP/auth.txt" | { grep -E '^(hello_mac|hmac512_256),' || true; } >>"$OUT/micro_auth.csv"
+n=$(($(wc -l <"$OUT/micro_auth.csv") - 1))
+((n == 6)) || { cat "$TMP/auth.txt" >&2; echo "micro: bench_auth: $n results, not 6" >&2; exit 1; }
+note "auth: done"

@@ -785,7 +785,8 @@ hello_pace(struct sb_dp *dp, uint64_t now)
 /*
  * Unicast hellos. Hellos go to a group address, and a switch floods each to every host on
  * it: in a cluster of 17 hosts on 6 switches every port hears 16 hosts' hellos, about
- * 100 000 received a second in all under 16 -> 1 (docs/benchmarks.md), though a host mostly
+ * 100 000 received a second in all under 16 -> 1 (bench/results/notes/cluster.md, "Unicast
+ * hellos"), though a host mostly
  * exchanges traffic with one or two peers (16 blades -> one gateway). Liveness
  * needs the fast pace only on the paths that carry traffic: elsewhere a failure costs
  * nothing until traffic starts, and the idle pace (as between idle hosts) suffices. So while
