@@ -624,8 +624,8 @@ static int
 key_format(const struct cfg_key *k, const struct sb_config *c,
 	const struct sb_port_config *port, char *buf, size_t len)
 {
-	const void *field = key_field(k, (struct sb_config *)(uintptr_t)c,
-		(struct sb_port_config *)(uintptr_t)port);
+	const void *field = (const char *)(k->section == SB_CONFIG_PORT ? (const void *)port :
+		(const void *)c) + k->offset;
 	const struct cfg_word *w;
 	uint64_t v;
 
