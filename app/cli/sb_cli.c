@@ -120,6 +120,8 @@ sb_cli_init(struct sb_ctl *ctl)
 	if (merged != NULL)
 		return 0;
 	sb_cli_ctl = ctl;
+	if (sb_cli_set_init(sb_ctl_n_ports(ctl)) != 0)
+		return -ENOMEM;
 	for (g = 0; g < RTE_DIM(groups); g++)
 		for (i = 0; groups[g][i] != NULL; i++)
 			n++;

@@ -60,6 +60,13 @@ struct sb_cli_session {
  */
 int sb_cli_init(struct sb_ctl *ctl);
 
+/**
+ * Complete `set KEY VALUE` from the key table: its choice of keys (portN.NAME for ports
+ * 0..@p n_ports - 1) and its help string. sb_cli_init() calls it once.
+ * @return 0 or -ENOMEM.
+ */
+int sb_cli_set_init(unsigned int n_ports);
+
 /** @return the merged command list (after sb_cli_init()). */
 cmdline_parse_ctx_t *sb_cli_commands(void);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Console: show config, save config FILE, quit (and help, defined in sb_cli.c). */
+/* Console: show config, show config keys, save config FILE, quit (and help, defined in
+ * sb_cli.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,60 @@ static cmdline_parse_inst_t cmd_show_config = {
 	.tokens = { (void *)&cmd_show_config_show, (void *)&cmd_show_config_config, NULL },
 };
 
+/* @p s without docs/config.md's backticks, into @p buf of @p len bytes. */
+static const char *
+plain(char *buf, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s != '\0' && n + 1 < len; s++)
+		if (*s != '`')
+			buf[n++] = *s;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* show config keys */
+struct cmd_show_keys_result {
+	cmdline_fixed_string_t show, config, keys;
+};
+
+static void
+cmd_show_keys_parsed(void *res __rte_unused, struct cmdline *cl, void *data __rte_unused)
+{
+	struct sb_config_key_info k;
+	char def[64], range[64];
+	int last = -1;
+	unsigned int i;
+
+	for (i = 0; sb_config_key(i, &k) == 0; i++) {
+		if ((int)k.section != last) {
+			snprintf(def, sizeof(def), "[%s]", sb_config_section_name(k.section));
+			cmdline_printf(cl, "%s%-26s %-24s values\n", last < 0 ? "" : "\n", def,
+				"default");
+		}
+		last = k.section;
+		cmdline_printf(cl, "  %-24s %-24s %s\n      %s%s\n", k.name,
+			plain(def, sizeof(def), k.def), plain(range, sizeof(range), k.range),
+			k.help, k.runtime ? " (set KEY VALUE changes it at run time)" : "");
+	}
+}
+
+static cmdline_parse_token_string_t cmd_show_keys_show =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_keys_result, show, "show");
+static cmdline_parse_token_string_t cmd_show_keys_config =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_keys_result, config, "config");
+static cmdline_parse_token_string_t cmd_show_keys_keys =
+	TOKEN_STRING_INITIALIZER(struct cmd_show_keys_result, keys, "keys");
+
+static cmdline_parse_inst_t cmd_show_keys = {
+	.f = cmd_show_keys_parsed,
+	.help_str = "show config keys: every key of the configuration file with its default, "
+		"values and help, and which change at run time",
+	.tokens = { (void *)&cmd_show_keys_show, (void *)&cmd_show_keys_config,
+		(void *)&cmd_show_keys_keys, NULL },
+};
+
 /* save config FILE */
 struct cmd_save_config_result {
 	cmdline_fixed_string_t save, config, file;
@@ -126,6 +181,7 @@ static cmdline_parse_inst_t cmd_quit = {
 
 cmdline_parse_inst_t *sb_cli_config_cmds[] = {
 	&cmd_show_config,
+	&cmd_show_keys,
 	&cmd_save_config,
 	&cmd_quit,
 	&sb_cli_cmd_help,

@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The configuration file. One table, cfg_keys[] below, describes every key; parsing, the
+ * defaults, saving, the console's `set` (through sb_config_set()) and the copy into struct
+ * sb_dp_conf walk it. A new key takes:
+ *   - its field in struct sb_config (struct sb_port_config for [portN]);
+ *   - its row in cfg_keys[], in the order `save config` writes it;
+ *   - when the datapath reads it, the same field in struct sb_dp_conf and TO_DP() in the row;
+ *     when it may change at run time, RUNTIME() and the command in sb_ctl_set();
+ *   - its row in docs/config.md, with the default and range the table gives (the unit test
+ *     test_config_docs compares them).
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +22,7 @@
 
 #include <rte_cfgfile.h>
 #include <rte_common.h>
+#include <rte_debug.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 
@@ -65,36 +78,93 @@ parse_u64(struct cfg_ctx *x, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/* How a key's value is written, and so how it is parsed, printed and documented. */
+enum cfg_type {
+	CFG_UINT,	/* an integer in min..max, decimal or 0x hexadecimal; zero_word, when
+			 * set, is a word standing for 0 */
+	CFG_WORD,	/* one of words[], each standing for a number */
+	CFG_TEXT,	/* text shorter than the field, which parse() may refuse first */
+	CFG_OTHER,	/* parse() and format() of its own */
+};
+
+/* A word a CFG_WORD key accepts, and the number its field holds for it. */
+struct cfg_word {
+	const char *name;
+	int value;
+};
+
+/*
+ * CFG_OTHER: parse x->value into @p field (in x->c, or x->port for [portN]). CFG_TEXT: check
+ * x->value before it is copied. @return 0, or -EINVAL from cfg_fail().
+ */
+typedef int (*cfg_parse_t)(struct cfg_ctx *x, void *field);
+
+/*
+ * CFG_OTHER: write @p field (of @p c, or of one of its ports) as a file would say it into
+ * @p buf of @p len bytes. @return 0, or 1 to leave the key out of a saved file.
+ */
+typedef int (*cfg_format_t)(const struct sb_config *c, const void *field, char *buf,
+	size_t len);
+
+/* Write, as docs/config.md does, the values of a key that only code can list. */
+typedef void (*cfg_range_t)(char *buf, size_t len);
+
+/* One key: where it lives, what it accepts, its default, and how the datapath gets it. */
+struct cfg_key {
+	const char *name;
+	enum sb_config_section section;
+	enum cfg_type type;
+	uint16_t offset;		/* of the field in struct sb_config or sb_port_config */
+	uint16_t size;			/* of the field, bytes */
+	bool pow2;			/* CFG_UINT: only powers of two */
+	bool to_dp;			/* sb_config_dp_conf() copies the field to dp_offset */
+	uint16_t dp_offset;		/* in struct sb_dp_conf or sb_dp_port_conf */
+	bool runtime;			/* changes while seqbond runs, by command cmd */
+	enum sb_cmd_type cmd;
+	uint64_t min, max;		/* CFG_UINT */
+	const char *zero_word;		/* CFG_UINT */
+	const struct cfg_word *words;	/* CFG_WORD, up to a NULL name */
+	cfg_parse_t parse;		/* CFG_OTHER; CFG_TEXT: a check, or NULL */
+	cfg_format_t format;		/* CFG_OTHER */
+	const char *def;		/* the default as a file says it; NULL: none (0, "") */
+	const char *doc_def;		/* docs/config.md's default when def is NULL */
+	const char *doc_range;		/* docs/config.md's range of CFG_TEXT and CFG_OTHER */
+	cfg_range_t range;		/* ... or this */
+	const char *help;		/* one line */
+};
+
+#define CFG_FIELD(type, f) .offset = offsetof(type, f), .size = RTE_SIZEOF_FIELD(type, f)
+#define SEQBOND(k, f) .name = k, .section = SB_CONFIG_SEQBOND, CFG_FIELD(struct sb_config, f)
+#define EXCEPTION(k, f) .name = k, .section = SB_CONFIG_EXCEPTION, CFG_FIELD(struct sb_config, f)
+#define PORT(k, f) .name = k, .section = SB_CONFIG_PORT, CFG_FIELD(struct sb_port_config, f)
+/* 0, or a compile error when field f is not the same size in both structures. */
+#define SAME_SIZE(a, b, f) \
+	(0 * sizeof(char[RTE_SIZEOF_FIELD(a, f) == RTE_SIZEOF_FIELD(b, f) ? 1 : -1]))
+#define TO_DP(f) .to_dp = true, .dp_offset = offsetof(struct sb_dp_conf, f) + \
+	SAME_SIZE(struct sb_config, struct sb_dp_conf, f)
+#define TO_DP_PORT(f) .to_dp = true, .dp_offset = offsetof(struct sb_dp_port_conf, f) + \
+	SAME_SIZE(struct sb_port_config, struct sb_dp_port_conf, f)
+#define RUNTIME(c) .runtime = true, .cmd = c
+#define UINT(lo, hi) .type = CFG_UINT, .min = lo, .max = hi
+#define WORDS(w) .type = CFG_WORD, .words = w
+#define TEXT(check) .type = CFG_TEXT, .parse = check
+#define OTHER(p, f) .type = CFG_OTHER, .parse = p, .format = f
+
+static const struct cfg_word on_off[] = { { "on", 1 }, { "off", 0 }, { NULL, 0 } };
+static const struct cfg_word lcore_modes[] = {
+	{ "shared", 0 }, { "dedicated", 1 }, { NULL, 0 },
+};
+static const struct cfg_word late_policies[] = {
+	{ "drop", SB_REORDER_LATE_DROP }, { "deliver", SB_REORDER_LATE_DELIVER },
+	{ "fill", SB_REORDER_LATE_FILL }, { NULL, 0 },
+};
+static const struct cfg_word passthrough_modes[] = {
+	{ "on", SB_PASSTHROUGH_ON }, { "off", SB_PASSTHROUGH_OFF },
+	{ "auto", SB_PASSTHROUGH_AUTO }, { NULL, 0 },
+};
+
 static int
-parse_u32(struct cfg_ctx *x, uint32_t min, uint32_t max, uint32_t *out)
-{
-	uint64_t v;
-	int ret = parse_u64(x, min, max, &v);
-
-	if (ret == 0)
-		*out = (uint32_t)v;
-	return ret;
-}
-
-static int
-parse_u16(struct cfg_ctx *x, uint16_t min, uint16_t max, uint16_t *out)
-{
-	uint64_t v;
-	int ret = parse_u64(x, min, max, &v);
-
-	if (ret == 0)
-		*out = (uint16_t)v;
-	return ret;
-}
-
-static int
-key_host_id(struct cfg_ctx *x)
-{
-	return parse_u32(x, 1, UINT32_MAX, &x->c->host_id);
-}
-
-static int
-key_mac(struct cfg_ctx *x)
+parse_mac(struct cfg_ctx *x, void *field)
 {
 	struct rte_ether_addr ea;
 
@@ -102,228 +172,122 @@ key_mac(struct cfg_ctx *x)
 		return cfg_fail(x, "expected a MAC address like 02:53:42:00:00:01");
 	if (!rte_is_unicast_ether_addr(&ea) || rte_is_zero_ether_addr(&ea))
 		return cfg_fail(x, "the aggregate MAC must be a non-zero unicast address");
-	memcpy(x->c->mac, ea.addr_bytes, SB_ETH_ALEN);
+	memcpy(field, ea.addr_bytes, SB_ETH_ALEN);
 	return 0;
 }
 
 static int
-key_scheduler(struct cfg_ctx *x)
+format_mac(const struct sb_config *c __rte_unused, const void *field, char *buf, size_t len)
+{
+	rte_ether_format_addr(buf, len, field);
+	return 0;
+}
+
+static int
+check_scheduler(struct cfg_ctx *x, void *field __rte_unused)
 {
 	char names[64] = "";
 	const struct sb_sched_ops *ops;
 	unsigned int i;
 
-	if (sb_sched_find(x->value) == NULL) {
-		for (i = 0; (ops = sb_sched_get(i)) != NULL; i++) {
-			strlcat(names, i ? "|" : "", sizeof(names));
-			strlcat(names, ops->name, sizeof(names));
-		}
-		return cfg_fail(x, "unknown scheduler (one of %s)", names);
+	if (sb_sched_find(x->value) != NULL)
+		return 0;
+	for (i = 0; (ops = sb_sched_get(i)) != NULL; i++) {
+		strlcat(names, i ? "|" : "", sizeof(names));
+		strlcat(names, ops->name, sizeof(names));
 	}
-	strlcpy(x->c->scheduler, x->value, sizeof(x->c->scheduler));
-	return 0;
+	return cfg_fail(x, "unknown scheduler (one of %s)", names);
 }
 
-static int
-key_hello_interval(struct cfg_ctx *x)
+/* "`a`, `b`, `c`": docs/config.md's way of listing words. */
+static void
+range_add_word(char *buf, size_t len, const char *word)
 {
-	return parse_u32(x, 1, 60000, &x->c->hello_interval_ms);
+	if (buf[0] != '\0')
+		strlcat(buf, ", ", len);
+	strlcat(buf, "`", len);
+	strlcat(buf, word, len);
+	strlcat(buf, "`", len);
 }
 
-static int
-key_hello_multiplier(struct cfg_ctx *x)
+static void
+range_scheduler(char *buf, size_t len)
 {
-	return parse_u32(x, 2, 255, &x->c->hello_multiplier);
+	const struct sb_sched_ops *ops;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; (ops = sb_sched_get(i)) != NULL; i++)
+		range_add_word(buf, len, ops->name);
 }
 
+/* initial_seq: "random", or the first sequence number (initial_seq_set says which). */
 static int
-key_peer_silence_hold(struct cfg_ctx *x)
+parse_initial_seq(struct cfg_ctx *x, void *field)
 {
-	return parse_u32(x, 0, 60000, &x->c->peer_silence_hold_ms);
-}
+	uint64_t v;
 
-static int
-key_peer_evict(struct cfg_ctx *x)
-{
-	return parse_u32(x, SB_CONFIG_PEER_EVICT_MIN_S, SB_CONFIG_PEER_EVICT_MAX_S,
-		&x->c->peer_evict_s);
-}
-
-static int
-key_reorder_window(struct cfg_ctx *x)
-{
-	int ret = parse_u32(x, 2, 1u << 20, &x->c->reorder_window);
-
-	if (ret == 0 && !rte_is_power_of_2(x->c->reorder_window))
-		return cfg_fail(x, "must be a power of two");
-	return ret;
-}
-
-static int
-key_reorder_timeout(struct cfg_ctx *x)
-{
-	return parse_u32(x, 1, 10000000, &x->c->reorder_timeout_us);
-}
-
-static int
-key_reorder_timeout_max(struct cfg_ctx *x)
-{
-	return parse_u32(x, 0, 10000000, &x->c->reorder_timeout_max_us);
-}
-
-static int
-key_late_policy(struct cfg_ctx *x)
-{
-	if (strcmp(x->value, "drop") == 0)
-		x->c->late_policy = SB_REORDER_LATE_DROP;
-	else if (strcmp(x->value, "deliver") == 0)
-		x->c->late_policy = SB_REORDER_LATE_DELIVER;
-	else if (strcmp(x->value, "fill") == 0)
-		x->c->late_policy = SB_REORDER_LATE_FILL;
-	else
-		return cfg_fail(x, "expected drop, deliver or fill");
-	return 0;
-}
-
-static int
-key_max_backlog(struct cfg_ctx *x)
-{
-	return parse_u32(x, 0, 1000000, &x->c->max_backlog_us);
-}
-
-static int
-key_burst(struct cfg_ctx *x)
-{
-	return parse_u16(x, 1, 256, &x->c->burst);
-}
-
-static int
-key_rx_desc(struct cfg_ctx *x)
-{
-	return parse_u16(x, 64, 16384, &x->c->rx_desc);
-}
-
-static int
-key_tx_desc(struct cfg_ctx *x)
-{
-	return parse_u16(x, 64, 16384, &x->c->tx_desc);
-}
-
-static int
-key_initial_seq(struct cfg_ctx *x)
-{
 	if (strcmp(x->value, "random") == 0) {
 		x->c->initial_seq_set = false;
 		return 0;
 	}
 	x->c->initial_seq_set = true;
-	if (parse_u32(x, 0, UINT32_MAX, &x->c->initial_seq) != 0)
+	if (parse_u64(x, 0, UINT32_MAX, &v) != 0)
 		return cfg_fail(x, "expected random or an integer in 0..%" PRIu32, UINT32_MAX);
+	*(uint32_t *)field = (uint32_t)v;
 	return 0;
 }
 
 static int
-key_lcore_mode(struct cfg_ctx *x)
+format_initial_seq(const struct sb_config *c, const void *field, char *buf, size_t len)
 {
-	if (strcmp(x->value, "shared") == 0)
-		x->c->lcore_dedicated = false;
-	else if (strcmp(x->value, "dedicated") == 0)
-		x->c->lcore_dedicated = true;
-	else
-		return cfg_fail(x, "expected shared or dedicated");
+	if (!c->initial_seq_set)
+		return 1;
+	snprintf(buf, len, "%" PRIu32, *(const uint32_t *)field);
 	return 0;
 }
 
 static int
-key_hello_idle_interval(struct cfg_ctx *x)
-{
-	return parse_u32(x, 0, 60000, &x->c->hello_idle_interval_ms);
-}
-
-static int
-key_hello_idle_rx_max(struct cfg_ctx *x)
-{
-	return parse_u32(x, 0, 100000, &x->c->hello_idle_rx_max);
-}
-
-static int
-key_probe_interval(struct cfg_ctx *x)
-{
-	return parse_u32(x, 0, 60000, &x->c->mtu_probe_interval_ms);
-}
-
-static int
-key_loss_max(struct cfg_ctx *x)
-{
-	return parse_u32(x, 0, 100, &x->c->path_loss_max_pct);
-}
-
-static int
-key_loss_window(struct cfg_ctx *x)
-{
-	return parse_u32(x, 10, 60000, &x->c->path_loss_window_ms);
-}
-
-static int
-parse_on_off(struct cfg_ctx *x, bool *out)
-{
-	if (strcmp(x->value, "on") == 0)
-		*out = true;
-	else if (strcmp(x->value, "off") == 0)
-		*out = false;
-	else
-		return cfg_fail(x, "expected on or off");
-	return 0;
-}
-
-static int
-key_adaptive_rate(struct cfg_ctx *x)
-{
-	return parse_on_off(x, &x->c->adaptive_rate);
-}
-
-static int
-key_hello_unicast(struct cfg_ctx *x)
-{
-	return parse_on_off(x, &x->c->hello_unicast);
-}
-
-static int
-key_hello_brief(struct cfg_ctx *x)
-{
-	return parse_on_off(x, &x->c->hello_brief);
-}
-
-static int
-key_queue_target(struct cfg_ctx *x)
-{
-	return parse_u32(x, 100, 1000000, &x->c->queue_target_us);
-}
-
-static int
-key_cluster_key_file(struct cfg_ctx *x)
+check_key_file(struct cfg_ctx *x, void *field __rte_unused)
 {
 	/* A daemon's working directory says nothing: the path must stand on its own. The
 	 * file itself is read at start (sb_keyfile_load()), before EAL. */
 	if (x->value[0] != '/')
 		return cfg_fail(x, "expected an absolute path to a key file (docs/config.md)");
-	if (strlen(x->value) >= sizeof(x->c->cluster_key_file))
-		return cfg_fail(x, "longer than %zu characters",
-			sizeof(x->c->cluster_key_file) - 1);
-	strlcpy(x->c->cluster_key_file, x->value, sizeof(x->c->cluster_key_file));
 	return 0;
 }
 
 static int
-key_exc_type(struct cfg_ctx *x)
+parse_exc_type(struct cfg_ctx *x, void *field)
 {
-	if (sb_exc_type_parse(x->value, &x->c->exc_type) != 0)
+	if (sb_exc_type_parse(x->value, field) != 0)
 		return cfg_fail(x, "expected %s", sb_exc_type_names());
 	return 0;
 }
 
 static int
-key_exc_name(struct cfg_ctx *x)
+format_exc_type(const struct sb_config *c __rte_unused, const void *field, char *buf,
+	size_t len)
+{
+	strlcpy(buf, sb_exc_type_name(*(const enum sb_exc_type *)field), len);
+	return 0;
+}
+
+/* The types in the order of the error message ("auto, tap-vnet, tap or virtio-user"). */
+static void
+range_exc_type(char *buf, size_t len)
+{
+	char names[128], *w, *save = NULL;
+
+	strlcpy(names, sb_exc_type_names(), sizeof(names));
+	buf[0] = '\0';
+	for (w = strtok_r(names, ", ", &save); w != NULL; w = strtok_r(NULL, ", ", &save))
+		if (strcmp(w, "or") != 0)
+			range_add_word(buf, len, w);
+}
+
+static int
+check_ifname(struct cfg_ctx *x, void *field __rte_unused)
 {
 	size_t i, n = strlen(x->value);
 
@@ -334,23 +298,146 @@ key_exc_name(struct cfg_ctx *x)
 				x->value[i] <= ' ')
 			return cfg_fail(x, "character '%c' not allowed in an interface name",
 				x->value[i]);
-	strlcpy(x->c->exc_name, x->value, sizeof(x->c->exc_name));
+	return 0;
+}
+
+static void
+range_ifname(char *buf, size_t len)
+{
+	snprintf(buf, len, "1..%d characters", SB_IFNAME_LEN - 1);
+}
+
+/* rate_mbit: "auto" (0: the link speed, learnt down to what the path carries) or Mbit/s,
+ * kept in kbit/s. */
+static int
+parse_rate(struct cfg_ctx *x, void *field)
+{
+	char *end;
+	double v;
+
+	if (strcmp(x->value, "auto") == 0) {
+		*(uint32_t *)field = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtod(x->value, &end);
+	if (errno != 0 || *end != '\0' || end == x->value || !(v >= 0.064 && v <= 400000))
+		return cfg_fail(x, "expected auto or a rate in Mbit/s, 0.064..400000");
+	*(uint32_t *)field = (uint32_t)(v * 1000 + 0.5);
 	return 0;
 }
 
 static int
-key_exc_mtu(struct cfg_ctx *x)
+format_rate(const struct sb_config *c __rte_unused, const void *field, char *buf, size_t len)
 {
-	if (strcmp(x->value, "auto") == 0) {
-		x->c->exc_mtu = 0;
-		return 0;
-	}
-	return parse_u16(x, 68, 9600, &x->c->exc_mtu);
+	uint32_t kbps = *(const uint32_t *)field;
+
+	if (kbps == 0)
+		strlcpy(buf, "auto", len);
+	else
+		snprintf(buf, len, "%.3f", kbps / 1000.0);
+	return 0;
 }
 
-struct cfg_key {
-	const char *name;
-	int (*parse)(struct cfg_ctx *x);
+/* Every key, section by section in the order a saved file has them. */
+static const struct cfg_key cfg_keys[] = {
+	{ SEQBOND("host_id", host_id), TO_DP(host_id), UINT(1, UINT32_MAX),
+		.doc_def = "from `/etc/machine-id` and `mac`",
+		.help = "this host's id in hellos, unique in the cluster" },
+	{ SEQBOND("mac", mac), TO_DP(mac), OTHER(parse_mac, format_mac),
+		.doc_def = "(required)", .doc_range = "unicast MAC",
+		.help = "the aggregate MAC: sb0's, and where peers send" },
+	{ SEQBOND("scheduler", scheduler), TO_DP(scheduler), TEXT(check_scheduler),
+		RUNTIME(SB_CMD_SET_SCHED), .def = "edpf", .range = range_scheduler,
+		.help = "TX scheduler policy" },
+	{ SEQBOND("hello_interval_ms", hello_interval_ms), TO_DP(hello_interval_ms),
+		UINT(1, 60000), RUNTIME(SB_CMD_SET_HELLO_INTERVAL), .def = "10",
+		.help = "hello period on every port, ms" },
+	{ SEQBOND("hello_multiplier", hello_multiplier), TO_DP(hello_multiplier),
+		UINT(2, 255), .def = "4",
+		.help = "hello intervals without a hello before a peer declares a path down" },
+	{ SEQBOND("peer_silence_hold_ms", peer_silence_hold_ms), TO_DP(peer_silence_hold_ms),
+		UINT(0, 60000), .def = "200",
+		.help = "longer hold of a peer silent on every path, ms; 0: none" },
+	{ SEQBOND("peer_evict_s", peer_evict_s), TO_DP(peer_evict_s),
+		UINT(SB_CONFIG_PEER_EVICT_MIN_S, SB_CONFIG_PEER_EVICT_MAX_S),
+		.def = RTE_STR(SB_PEER_EVICT_DEFAULT_S),
+		.help = "a peer unheard on every path this long leaves the peer table, s" },
+	{ SEQBOND("hello_idle_interval_ms", hello_idle_interval_ms),
+		TO_DP(hello_idle_interval_ms), UINT(0, 60000), .def = "100",
+		.help = "hello period while the host carries no traffic, ms; 0: always fast" },
+	{ SEQBOND("hello_idle_rx_max", hello_idle_rx_max), TO_DP(hello_idle_rx_max),
+		UINT(0, 100000), .def = "80",
+		.help = "group hellos a second a port should hear from idle hosts; 0: no limit" },
+	{ SEQBOND("hello_unicast", hello_unicast), TO_DP(hello_unicast), WORDS(on_off),
+		.def = "on", .help = "fast hellos unicast to the peers in use where cheaper" },
+	{ SEQBOND("hello_brief", hello_brief), TO_DP(hello_brief), WORDS(on_off), .def = "on",
+		.help = "group hellos at the idle pace carry brief entries" },
+	{ SEQBOND("reorder_window", reorder_window), TO_DP(reorder_window),
+		UINT(2, 1u << 20), .pow2 = true, .def = "4096",
+		.help = "frames one peer's reorder window holds" },
+	{ SEQBOND("reorder_timeout_us", reorder_timeout_us), TO_DP(reorder_timeout_us),
+		UINT(1, 10000000), RUNTIME(SB_CMD_SET_REORDER_TIMEOUT), .def = "10000",
+		.help = "longest hold behind a gap when the paths' delays agree, us" },
+	{ SEQBOND("reorder_timeout_max_us", reorder_timeout_max_us),
+		TO_DP(reorder_timeout_max_us), UINT(0, 10000000), .def = "50000",
+		.help = "the most the paths' delay spread may raise the hold to, us" },
+	{ SEQBOND("late_policy", late_policy), TO_DP(late_policy), WORDS(late_policies),
+		.def = "fill",
+		.help = "what becomes of a frame whose number was released or skipped" },
+	{ SEQBOND("max_backlog_us", max_backlog_us), TO_DP(max_backlog_us),
+		UINT(0, 1000000), .def = "2000",
+		.help = "data queued in front of a path before it is full, us; 0: no model" },
+	/* 128, not DPDK's usual 32: a TSO segment from the kernel cuts into up to 44 frames,
+	 * which 32-frame bursts split across polls (docs/design.md, "Burst size"). */
+	{ SEQBOND("burst", burst), TO_DP(burst), UINT(1, SB_BURST_MAX), .def = "128",
+		.help = "frames per rx/tx burst" },
+	{ SEQBOND("rx_desc", rx_desc), UINT(64, 16384), .def = "1024",
+		.help = "descriptors per port rx queue" },
+	{ SEQBOND("tx_desc", tx_desc), UINT(64, 16384), .def = "1024",
+		.help = "descriptors per port tx queue" },
+	{ SEQBOND("initial_seq", initial_seq), TO_DP(initial_seq),
+		OTHER(parse_initial_seq, format_initial_seq), .def = "random",
+		.doc_range = "`random` or 0..4294967295",
+		.help = "first sequence number towards each peer (tests start next to the wrap)" },
+	{ SEQBOND("lcore_mode", lcore_dedicated), TO_DP(lcore_dedicated), WORDS(lcore_modes),
+		.def = "shared", .help = "idle datapath lcores sleep (shared) or busy-poll" },
+	{ SEQBOND("mtu_probe_interval_ms", mtu_probe_interval_ms),
+		TO_DP(mtu_probe_interval_ms), UINT(0, 60000), .def = "200",
+		.help = "a full-size probe per port this often, ms; 0: none" },
+	{ SEQBOND("path_loss_max_pct", path_loss_max_pct), TO_DP(path_loss_max_pct),
+		UINT(0, 100), .def = "5",
+		.help = "loss share that takes a path out of the stripe, %; 0: never" },
+	{ SEQBOND("path_loss_window_ms", path_loss_window_ms), TO_DP(path_loss_window_ms),
+		UINT(10, 60000), .def = "1000",
+		.help = "span the loss share is measured over, ms" },
+	{ SEQBOND("adaptive_rate", adaptive_rate), TO_DP(adaptive_rate), WORDS(on_off),
+		.def = "on", .help = "learn each path's rate from the peer's reports" },
+	{ SEQBOND("queue_target_us", queue_target_us), TO_DP(queue_target_us),
+		UINT(100, 1000000), .def = "3000",
+		.help = "queueing delay that says a path is sent too fast, us" },
+	{ SEQBOND("cluster_key_file", cluster_key_file), TEXT(check_key_file),
+		.doc_def = "(none)", .doc_range = "absolute path",
+		.help = "the cluster key file; none: frames go without tags" },
+
+	{ EXCEPTION("type", exc_type), OTHER(parse_exc_type, format_exc_type), .def = "auto",
+		.range = range_exc_type, .help = "the exception path's back end" },
+	{ EXCEPTION("name", exc_name), TEXT(check_ifname), .def = "sb0",
+		.range = range_ifname,
+		.help = "the exception path's kernel interface" },
+	{ EXCEPTION("mtu", exc_mtu), UINT(68, 9600), .zero_word = "auto", .def = "auto",
+		.help = "sb0's MTU; auto: the smallest port MTU minus the overhead" },
+
+	{ PORT("device", devargs), TEXT(NULL), .doc_def = "(required)", .doc_range = "devargs",
+		.help = "a PCI address bound to DPDK, or a vdev string" },
+	{ PORT("rate_mbit", rate_kbps), TO_DP_PORT(rate_kbps), OTHER(parse_rate, format_rate),
+		RUNTIME(SB_CMD_SET_PORT_RATE), .def = "auto",
+		.doc_range = "`auto` or 0.064..400000",
+		.help = "the link's rate, Mbit/s; auto: the driver's link speed" },
+	{ PORT("mtu", mtu), TO_DP_PORT(mtu), UINT(128, 9600), .def = "1500",
+		.help = "the link MTU (L2 payload), bytes" },
+	{ PORT("passthrough", passthrough), WORDS(passthrough_modes), .def = "auto",
+		.help = "raw frames to and from a kernel interface sb0pN; auto: on for PCI" },
 };
 
 /* Keys that are gone, and what replaced them: a file that still sets one is refused with
@@ -385,133 +472,293 @@ retired_key(const char *section, const char *key)
 	return NULL;
 }
 
-static const struct cfg_key seqbond_keys[] = {
-	{ "host_id", key_host_id },
-	{ "mac", key_mac },
-	{ "scheduler", key_scheduler },
-	{ "hello_interval_ms", key_hello_interval },
-	{ "hello_multiplier", key_hello_multiplier },
-	{ "peer_silence_hold_ms", key_peer_silence_hold },
-	{ "peer_evict_s", key_peer_evict },
-	{ "hello_idle_interval_ms", key_hello_idle_interval },
-	{ "hello_idle_rx_max", key_hello_idle_rx_max },
-	{ "hello_unicast", key_hello_unicast },
-	{ "hello_brief", key_hello_brief },
-	{ "reorder_window", key_reorder_window },
-	{ "reorder_timeout_us", key_reorder_timeout },
-	{ "reorder_timeout_max_us", key_reorder_timeout_max },
-	{ "late_policy", key_late_policy },
-	{ "max_backlog_us", key_max_backlog },
-	{ "burst", key_burst },
-	{ "rx_desc", key_rx_desc },
-	{ "tx_desc", key_tx_desc },
-	{ "initial_seq", key_initial_seq },
-	{ "lcore_mode", key_lcore_mode },
-	{ "mtu_probe_interval_ms", key_probe_interval },
-	{ "path_loss_max_pct", key_loss_max },
-	{ "path_loss_window_ms", key_loss_window },
-	{ "adaptive_rate", key_adaptive_rate },
-	{ "queue_target_us", key_queue_target },
-	{ "cluster_key_file", key_cluster_key_file },
-	{ NULL, NULL },
-};
-
-static const struct cfg_key exception_keys[] = {
-	{ "type", key_exc_type },
-	{ "name", key_exc_name },
-	{ "mtu", key_exc_mtu },
-	{ NULL, NULL },
-};
-
+/*
+ * Which section @p name is.
+ * @return 0 with *s set (and *port, for [portN]); -1 for an unknown section, -2 for a
+ *   port section beyond port(SB_MAX_PORTS - 1).
+ */
 static int
-key_port_device(struct cfg_ctx *x)
-{
-	if (strlen(x->value) >= SB_DEVARGS_LEN)
-		return cfg_fail(x, "longer than %d characters", SB_DEVARGS_LEN - 1);
-	strlcpy(x->port->devargs, x->value, sizeof(x->port->devargs));
-	return 0;
-}
-
-static int
-key_port_rate(struct cfg_ctx *x)
+section_of(const char *name, enum sb_config_section *s, unsigned int *port)
 {
 	char *end;
-	double v;
+	long v;
 
-	if (strcmp(x->value, "auto") == 0) {
-		x->port->rate_kbps = 0;	/* the link speed, learnt down to what the path carries */
+	if (strcmp(name, "seqbond") == 0) {
+		*s = SB_CONFIG_SEQBOND;
 		return 0;
 	}
-	errno = 0;
-	v = strtod(x->value, &end);
-	if (errno != 0 || *end != '\0' || end == x->value || !(v >= 0.064 && v <= 400000))
-		return cfg_fail(x, "expected auto or a rate in Mbit/s, 0.064..400000");
-	x->port->rate_kbps = (uint32_t)(v * 1000 + 0.5);
+	if (strcmp(name, "exception") == 0) {
+		*s = SB_CONFIG_EXCEPTION;
+		return 0;
+	}
+	if (strncmp(name, "port", 4) != 0 || name[4] < '0' || name[4] > '9')
+		return -1;
+	v = strtol(name + 4, &end, 10);
+	if (*end != '\0' || v < 0 || v >= SB_MAX_PORTS)
+		return -2;
+	*s = SB_CONFIG_PORT;
+	*port = (unsigned int)v;
 	return 0;
 }
 
-static int
-key_port_mtu(struct cfg_ctx *x)
+/* @return the row of key @p name in section @p s, or NULL. */
+static const struct cfg_key *
+key_lookup(enum sb_config_section s, const char *name)
 {
-	return parse_u16(x, 128, 9600, &x->port->mtu);
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cfg_keys); i++)
+		if (cfg_keys[i].section == s && strcmp(cfg_keys[i].name, name) == 0)
+			return &cfg_keys[i];
+	return NULL;
 }
 
-static int
-key_port_passthrough(struct cfg_ctx *x)
+/* @return key @p k's field in @p c, or in @p port for [portN]. */
+static void *
+key_field(const struct cfg_key *k, struct sb_config *c, struct sb_port_config *port)
 {
-	if (strcmp(x->value, "on") == 0)
-		x->port->passthrough = SB_PASSTHROUGH_ON;
-	else if (strcmp(x->value, "off") == 0)
-		x->port->passthrough = SB_PASSTHROUGH_OFF;
-	else if (strcmp(x->value, "auto") == 0)
-		x->port->passthrough = SB_PASSTHROUGH_AUTO;
+	return (char *)(k->section == SB_CONFIG_PORT ? (void *)port : (void *)c) + k->offset;
+}
+
+/* Store @p v in an unsigned field (or enum, or bool) of @p size bytes. */
+static void
+field_put(void *field, size_t size, uint64_t v)
+{
+	switch (size) {
+	case 1:
+		*(uint8_t *)field = (uint8_t)v;
+		break;
+	case 2:
+		*(uint16_t *)field = (uint16_t)v;
+		break;
+	case 4:
+		*(uint32_t *)field = (uint32_t)v;
+		break;
+	default:
+		*(uint64_t *)field = v;
+		break;
+	}
+}
+
+static uint64_t
+field_get(const void *field, size_t size)
+{
+	switch (size) {
+	case 1:
+		return *(const uint8_t *)field;
+	case 2:
+		return *(const uint16_t *)field;
+	case 4:
+		return *(const uint32_t *)field;
+	default:
+		return *(const uint64_t *)field;
+	}
+}
+
+/* "on or off", "drop, deliver or fill": the words of @p k for a message. */
+static const char *
+words_text(const struct cfg_key *k, char *buf, size_t len)
+{
+	const struct cfg_word *w;
+
+	buf[0] = '\0';
+	for (w = k->words; w->name != NULL; w++) {
+		if (w != k->words)
+			strlcat(buf, w[1].name == NULL ? " or " : ", ", len);
+		strlcat(buf, w->name, len);
+	}
+	return buf;
+}
+
+/*
+ * Parse x->value as key @p k into x->c (or x->port for [portN]) with the key's checks.
+ * @return 0, or -EINVAL with the message in x->err; the field may have changed then.
+ */
+static int
+key_parse(struct cfg_ctx *x, const struct cfg_key *k)
+{
+	void *field = key_field(k, x->c, x->port);
+	const struct cfg_word *w;
+	char buf[128];
+	uint64_t v;
+	int ret;
+
+	switch (k->type) {
+	case CFG_UINT:
+		if (k->zero_word != NULL && strcmp(x->value, k->zero_word) == 0) {
+			field_put(field, k->size, 0);
+			return 0;
+		}
+		ret = parse_u64(x, k->min, k->max, &v);
+		if (ret == 0 && k->pow2 && !rte_is_power_of_2((uint32_t)v))
+			ret = cfg_fail(x, "must be a power of two");
+		if (ret == 0)
+			field_put(field, k->size, v);
+		return ret;
+	case CFG_WORD:
+		for (w = k->words; w->name != NULL; w++)
+			if (strcmp(x->value, w->name) == 0) {
+				field_put(field, k->size, (uint64_t)w->value);
+				return 0;
+			}
+		return cfg_fail(x, "expected %s", words_text(k, buf, sizeof(buf)));
+	case CFG_TEXT:
+		if (k->parse != NULL && (ret = k->parse(x, field)) != 0)
+			return ret;
+		if (strlen(x->value) >= k->size)
+			return cfg_fail(x, "longer than %u characters", k->size - 1u);
+		strlcpy(field, x->value, k->size);
+		return 0;
+	case CFG_OTHER:
+		return k->parse(x, field);
+	}
+	return cfg_fail(x, "bad key table");
+}
+
+/*
+ * Write key @p k's value from @p c (@p port for [portN]) as a file says it.
+ * @return 0, or 1 when a saved file leaves the key out (not set: no cluster key file, a
+ *   random initial_seq).
+ */
+static int
+key_format(const struct cfg_key *k, const struct sb_config *c,
+	const struct sb_port_config *port, char *buf, size_t len)
+{
+	const void *field = (const char *)(k->section == SB_CONFIG_PORT ? (const void *)port :
+		(const void *)c) + k->offset;
+	const struct cfg_word *w;
+	uint64_t v;
+
+	switch (k->type) {
+	case CFG_UINT:
+		v = field_get(field, k->size);
+		if (v == 0 && k->zero_word != NULL)
+			strlcpy(buf, k->zero_word, len);
+		else
+			snprintf(buf, len, "%" PRIu64, v);
+		return 0;
+	case CFG_WORD:
+		v = field_get(field, k->size);
+		for (w = k->words; w->name != NULL; w++)
+			if ((uint64_t)w->value == v)
+				break;
+		if (w->name != NULL)
+			strlcpy(buf, w->name, len);
+		else
+			snprintf(buf, len, "%" PRIu64, v);
+		return 0;
+	case CFG_TEXT:
+		if (*(const char *)field == '\0')
+			return 1;
+		strlcpy(buf, field, len);
+		return 0;
+	case CFG_OTHER:
+		return k->format(c, field, buf, len);
+	}
+	return 1;
+}
+
+static void
+key_info(const struct cfg_key *k, struct sb_config_key_info *info)
+{
+	const struct cfg_word *w;
+
+	memset(info, 0, sizeof(*info));
+	info->section = k->section;
+	info->name = k->name;
+	info->help = k->help;
+	info->runtime = k->runtime;
+	info->cmd = k->cmd;
+	if (k->def == NULL)
+		strlcpy(info->def, k->doc_def != NULL ? k->doc_def : "", sizeof(info->def));
+	else if (isdigit((unsigned char)k->def[0]))
+		strlcpy(info->def, k->def, sizeof(info->def));
 	else
-		return cfg_fail(x, "expected on, off or auto");
+		snprintf(info->def, sizeof(info->def), "`%s`", k->def);
+	switch (k->type) {
+	case CFG_UINT:
+		snprintf(info->range, sizeof(info->range), "%s%s%s%" PRIu64 "..%" PRIu64 "%s",
+			k->zero_word != NULL ? "`" : "", k->zero_word != NULL ? k->zero_word : "",
+			k->zero_word != NULL ? "` or " : "", k->min, k->max,
+			k->pow2 ? ", power of 2" : "");
+		break;
+	case CFG_WORD:
+		for (w = k->words; w->name != NULL; w++)
+			range_add_word(info->range, sizeof(info->range), w->name);
+		break;
+	case CFG_TEXT:
+	case CFG_OTHER:
+		if (k->range != NULL)
+			k->range(info->range, sizeof(info->range));
+		else
+			strlcpy(info->range, k->doc_range, sizeof(info->range));
+		break;
+	}
+}
+
+int
+sb_config_key(unsigned int i, struct sb_config_key_info *info)
+{
+	if (i >= RTE_DIM(cfg_keys))
+		return -ENOENT;
+	key_info(&cfg_keys[i], info);
 	return 0;
 }
 
-static const struct cfg_key port_keys[] = {
-	{ "device", key_port_device },
-	{ "passthrough", key_port_passthrough },
-	{ "rate_mbit", key_port_rate },
-	{ "mtu", key_port_mtu },
-	{ NULL, NULL },
-};
+int
+sb_config_key_find(const char *section, const char *name, struct sb_config_key_info *info)
+{
+	enum sb_config_section s;
+	const struct cfg_key *k;
+	unsigned int port;
+
+	if (section_of(section, &s, &port) != 0 || (k = key_lookup(s, name)) == NULL)
+		return -ENOENT;
+	key_info(k, info);
+	return 0;
+}
+
+const char *
+sb_config_section_name(enum sb_config_section s)
+{
+	return s == SB_CONFIG_SEQBOND ? "seqbond" : s == SB_CONFIG_EXCEPTION ? "exception" :
+		"portN";
+}
+
+/* Parse the defaults of section @p s's keys into @p c (@p port for [portN]). */
+static void
+defaults_of(struct sb_config *c, struct sb_port_config *port, enum sb_config_section s)
+{
+	char err[256];
+	struct cfg_ctx x = { .c = c, .port = port, .section = sb_config_section_name(s),
+		.err = err, .err_len = sizeof(err) };
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cfg_keys); i++) {
+		if (cfg_keys[i].section != s || cfg_keys[i].def == NULL)
+			continue;
+		x.key = cfg_keys[i].name;
+		x.value = cfg_keys[i].def;
+		/* A default the key refuses is a bug in the table (test_config finds it). */
+		if (key_parse(&x, &cfg_keys[i]) != 0)
+			rte_panic("config key table: %s\n", err);
+	}
+}
 
 void
 sb_config_defaults(struct sb_config *c)
 {
+	unsigned int i;
+
 	memset(c, 0, sizeof(*c));
-	strlcpy(c->scheduler, "edpf", sizeof(c->scheduler));
-	c->hello_interval_ms = 10;
-	c->hello_multiplier = 4;
-	c->peer_silence_hold_ms = 200;
-	c->peer_evict_s = SB_PEER_EVICT_DEFAULT_S;
-	c->hello_idle_interval_ms = 100;
-	c->hello_idle_rx_max = 80;
-	c->hello_unicast = true;
-	c->hello_brief = true;
-	c->reorder_window = 4096;
-	c->reorder_timeout_us = 10000;
-	c->reorder_timeout_max_us = 50000;
-	c->late_policy = SB_REORDER_LATE_FILL;
-	c->max_backlog_us = 2000;
-	/* 128, not DPDK's usual 32: a TSO segment from the kernel cuts into up to 44 frames,
-	 * which 32-frame bursts split across polls (docs/design.md, "Burst size"). */
-	c->burst = 128;
-	c->rx_desc = 1024;
-	c->tx_desc = 1024;
-	c->mtu_probe_interval_ms = 200;
-	c->path_loss_max_pct = 5;
-	c->path_loss_window_ms = 1000;
-	c->adaptive_rate = true;
-	c->queue_target_us = 3000;
-	c->exc_type = SB_EXC_AUTO;
-	strlcpy(c->exc_name, "sb0", sizeof(c->exc_name));
+	defaults_of(c, NULL, SB_CONFIG_SEQBOND);
+	defaults_of(c, NULL, SB_CONFIG_EXCEPTION);
+	for (i = 0; i < SB_MAX_PORTS; i++)
+		defaults_of(c, &c->port[i], SB_CONFIG_PORT);
 }
 
 static int
-parse_section(struct cfg_ctx *x, struct rte_cfgfile *cfg, const struct cfg_key *keys)
+parse_section(struct cfg_ctx *x, struct rte_cfgfile *cfg, enum sb_config_section s)
 {
 	struct rte_cfgfile_entry *ent;
 	int n, i, j, ret = 0;
@@ -535,35 +782,19 @@ parse_section(struct cfg_ctx *x, struct rte_cfgfile *cfg, const struct cfg_key *
 			ret = cfg_fail(x, "key given twice");
 			break;
 		}
-		for (k = keys; k->name != NULL; k++)
-			if (strcmp(k->name, ent[i].name) == 0)
-				break;
-		if (k->name == NULL) {
+		k = key_lookup(s, ent[i].name);
+		if (k == NULL) {
 			const char *gone = retired_key(x->section, ent[i].name);
 
 			ret = gone != NULL ? cfg_fail(x, "%s", gone) : cfg_fail(x, "unknown key");
 			break;
 		}
-		ret = k->parse(x);
+		ret = key_parse(x, k);
 	}
 	if (ret == 0)
 		x->key = NULL;
 	free(ent);
 	return ret;
-}
-
-static int
-port_index_of(const char *section)
-{
-	char *end;
-	long v;
-
-	if (strncmp(section, "port", 4) != 0 || section[4] < '0' || section[4] > '9')
-		return -1;
-	v = strtol(section + 4, &end, 10);
-	if (*end != '\0' || v < 0 || v >= SB_MAX_PORTS)
-		return -2;
-	return (int)v;
 }
 
 /*
@@ -624,8 +855,6 @@ validate(struct cfg_ctx *x)
 		x->section = sec;
 		if (c->port[i].devargs[0] == '\0')
 			return cfg_fail(x, "key 'device' is required (a PCI address or a vdev)");
-		if (c->port[i].mtu == 0)
-			c->port[i].mtu = RTE_ETHER_MTU;
 		for (j = 0; j < i; j++)
 			if (strcmp(c->port[j].devargs, c->port[i].devargs) == 0) {
 				x->key = "device";
@@ -817,7 +1046,9 @@ sb_config_load(struct sb_config *c, const char *file, char *err, size_t err_len)
 	n = rte_cfgfile_sections(cfg, names, n);
 
 	for (i = 0; i < n && ret == 0; i++) {
-		int j, pi;
+		enum sb_config_section s;
+		unsigned int pi = 0;
+		int j, kind;
 
 		x.section = names[i];
 		x.key = NULL;
@@ -828,20 +1059,19 @@ sb_config_load(struct sb_config *c, const char *file, char *err, size_t err_len)
 			ret = cfg_fail(&x, "section given twice");
 			break;
 		}
-		if (strcmp(names[i], "seqbond") == 0) {
-			ret = parse_section(&x, cfg, seqbond_keys);
-		} else if (strcmp(names[i], "exception") == 0) {
-			ret = parse_section(&x, cfg, exception_keys);
-		} else if ((pi = port_index_of(names[i])) >= 0) {
+		kind = section_of(names[i], &s, &pi);
+		if (kind == -2) {
+			ret = cfg_fail(&x, "port sections are port0..port%d", SB_MAX_PORTS - 1);
+		} else if (kind != 0) {
+			ret = cfg_fail(&x, "unknown section (expected seqbond, exception, portN)");
+		} else if (s == SB_CONFIG_PORT) {
 			seen[pi] = true;
 			x.port = &c->port[pi];
-			ret = parse_section(&x, cfg, port_keys);
-			if ((unsigned int)pi + 1 > c->n_ports)
+			ret = parse_section(&x, cfg, s);
+			if (pi + 1 > c->n_ports)
 				c->n_ports = pi + 1;
-		} else if (pi == -2) {
-			ret = cfg_fail(&x, "port sections are port0..port%d", SB_MAX_PORTS - 1);
 		} else {
-			ret = cfg_fail(&x, "unknown section (expected seqbond, exception, portN)");
+			ret = parse_section(&x, cfg, s);
 		}
 	}
 	if (ret == 0 && !rte_cfgfile_has_section(cfg, "seqbond")) {
@@ -868,85 +1098,44 @@ out:
 	return ret;
 }
 
-static void
-set_u(struct rte_cfgfile *cfg, const char *sec, const char *key, uint64_t v)
+/* Add section @p sec to @p cfg with every key of kind @p s that has a value to write.
+ * @return 0 or -ENOMEM. */
+static int
+save_section(struct rte_cfgfile *cfg, const struct sb_config *c,
+	const struct sb_port_config *port, enum sb_config_section s, const char *sec)
 {
-	char buf[32];
+	char value[CFG_VALUE_LEN];
+	unsigned int i;
 
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	rte_cfgfile_add_entry(cfg, sec, key, buf);
+	if (rte_cfgfile_add_section(cfg, sec) < 0)
+		return -ENOMEM;
+	for (i = 0; i < RTE_DIM(cfg_keys); i++)
+		if (cfg_keys[i].section == s &&
+				key_format(&cfg_keys[i], c, port, value, sizeof(value)) == 0 &&
+				rte_cfgfile_add_entry(cfg, sec, cfg_keys[i].name, value) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 int
 sb_config_save(const struct sb_config *c, const char *file)
 {
 	struct rte_cfgfile *cfg = rte_cfgfile_create(0);
-	char buf[64];
+	char sec[16];
 	unsigned int i;
 	int ret;
 
 	if (cfg == NULL)
 		return -ENOMEM;
-	rte_cfgfile_add_section(cfg, "seqbond");
-	set_u(cfg, "seqbond", "host_id", c->host_id);
-	rte_ether_format_addr(buf, sizeof(buf), (const struct rte_ether_addr *)c->mac);
-	rte_cfgfile_add_entry(cfg, "seqbond", "mac", buf);
-	rte_cfgfile_add_entry(cfg, "seqbond", "scheduler", c->scheduler);
-	set_u(cfg, "seqbond", "hello_interval_ms", c->hello_interval_ms);
-	set_u(cfg, "seqbond", "hello_multiplier", c->hello_multiplier);
-	set_u(cfg, "seqbond", "peer_silence_hold_ms", c->peer_silence_hold_ms);
-	set_u(cfg, "seqbond", "peer_evict_s", c->peer_evict_s);
-	set_u(cfg, "seqbond", "hello_idle_interval_ms", c->hello_idle_interval_ms);
-	set_u(cfg, "seqbond", "hello_idle_rx_max", c->hello_idle_rx_max);
-	rte_cfgfile_add_entry(cfg, "seqbond", "hello_unicast", c->hello_unicast ? "on" : "off");
-	rte_cfgfile_add_entry(cfg, "seqbond", "hello_brief", c->hello_brief ? "on" : "off");
-	set_u(cfg, "seqbond", "reorder_window", c->reorder_window);
-	set_u(cfg, "seqbond", "reorder_timeout_us", c->reorder_timeout_us);
-	set_u(cfg, "seqbond", "reorder_timeout_max_us", c->reorder_timeout_max_us);
-	rte_cfgfile_add_entry(cfg, "seqbond", "late_policy",
-		c->late_policy == SB_REORDER_LATE_DELIVER ? "deliver" :
-		c->late_policy == SB_REORDER_LATE_FILL ? "fill" : "drop");
-	set_u(cfg, "seqbond", "max_backlog_us", c->max_backlog_us);
-	set_u(cfg, "seqbond", "burst", c->burst);
-	set_u(cfg, "seqbond", "rx_desc", c->rx_desc);
-	set_u(cfg, "seqbond", "tx_desc", c->tx_desc);
-	if (c->initial_seq_set)
-		set_u(cfg, "seqbond", "initial_seq", c->initial_seq);
-	rte_cfgfile_add_entry(cfg, "seqbond", "lcore_mode",
-		c->lcore_dedicated ? "dedicated" : "shared");
-	set_u(cfg, "seqbond", "mtu_probe_interval_ms", c->mtu_probe_interval_ms);
-	set_u(cfg, "seqbond", "path_loss_max_pct", c->path_loss_max_pct);
-	set_u(cfg, "seqbond", "path_loss_window_ms", c->path_loss_window_ms);
-	rte_cfgfile_add_entry(cfg, "seqbond", "adaptive_rate", c->adaptive_rate ? "on" : "off");
-	set_u(cfg, "seqbond", "queue_target_us", c->queue_target_us);
-	if (c->cluster_key_file[0] != '\0')
-		rte_cfgfile_add_entry(cfg, "seqbond", "cluster_key_file", c->cluster_key_file);
-
-	rte_cfgfile_add_section(cfg, "exception");
-	rte_cfgfile_add_entry(cfg, "exception", "type", sb_exc_type_name(c->exc_type));
-	rte_cfgfile_add_entry(cfg, "exception", "name", c->exc_name);
-	if (c->exc_mtu == 0)
-		rte_cfgfile_add_entry(cfg, "exception", "mtu", "auto");
-	else
-		set_u(cfg, "exception", "mtu", c->exc_mtu);
-
-	for (i = 0; i < c->n_ports; i++) {
-		char sec[16];
-
+	ret = save_section(cfg, c, NULL, SB_CONFIG_SEQBOND, "seqbond");
+	if (ret == 0)
+		ret = save_section(cfg, c, NULL, SB_CONFIG_EXCEPTION, "exception");
+	for (i = 0; ret == 0 && i < c->n_ports; i++) {
 		snprintf(sec, sizeof(sec), "port%u", i);
-		rte_cfgfile_add_section(cfg, sec);
-		rte_cfgfile_add_entry(cfg, sec, "device", c->port[i].devargs);
-		if (c->port[i].rate_kbps == 0)
-			strlcpy(buf, "auto", sizeof(buf));
-		else
-			snprintf(buf, sizeof(buf), "%.3f", c->port[i].rate_kbps / 1000.0);
-		rte_cfgfile_add_entry(cfg, sec, "rate_mbit", buf);
-		set_u(cfg, sec, "mtu", c->port[i].mtu);
-		rte_cfgfile_add_entry(cfg, sec, "passthrough",
-			c->port[i].passthrough == SB_PASSTHROUGH_ON ? "on" :
-			c->port[i].passthrough == SB_PASSTHROUGH_OFF ? "off" : "auto");
+		ret = save_section(cfg, c, &c->port[i], SB_CONFIG_PORT, sec);
 	}
-	ret = rte_cfgfile_save(cfg, strcmp(file, "-") == 0 ? "/dev/stdout" : file);
+	if (ret == 0)
+		ret = rte_cfgfile_save(cfg, strcmp(file, "-") == 0 ? "/dev/stdout" : file);
 	rte_cfgfile_close(cfg);
 	return ret;
 }
@@ -957,23 +1146,18 @@ sb_config_set(struct sb_config *c, const char *section, const char *key, const c
 {
 	struct cfg_ctx x = { .c = c, .section = section, .key = key, .value = value, .err = err,
 		.err_len = err_len };
-	const struct cfg_key *keys, *k;
-	int pi;
+	enum sb_config_section s;
+	const struct cfg_key *k;
+	unsigned int pi = 0;
 
-	if (strcmp(section, "seqbond") == 0) {
-		keys = seqbond_keys;
-	} else if (strcmp(section, "exception") == 0) {
-		keys = exception_keys;
-	} else if ((pi = port_index_of(section)) >= 0 && (unsigned int)pi < c->n_ports) {
-		keys = port_keys;
-		x.port = &c->port[pi];
-	} else {
+	if (section_of(section, &s, &pi) != 0 || (s == SB_CONFIG_PORT && pi >= c->n_ports)) {
 		x.key = NULL;
 		return cfg_fail(&x, "no such section");
 	}
-	for (k = keys; k->name != NULL; k++)
-		if (strcmp(k->name, key) == 0)
-			return k->parse(&x);
+	x.port = s == SB_CONFIG_PORT ? &c->port[pi] : NULL;
+	k = key_lookup(s, key);
+	if (k != NULL)
+		return key_parse(&x, k);
 	if (retired_key(section, key) != NULL)
 		return cfg_fail(&x, "%s", retired_key(section, key));
 	return cfg_fail(&x, "unknown key");
@@ -982,42 +1166,26 @@ sb_config_set(struct sb_config *c, const char *section, const char *key, const c
 void
 sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 {
+	const struct cfg_key *k;
 	unsigned int i;
 
-	*dc = (struct sb_dp_conf){
-		.host_id = c->host_id,
-		.hello_interval_ms = c->hello_interval_ms,
-		.hello_multiplier = c->hello_multiplier,
-		.peer_silence_hold_ms = c->peer_silence_hold_ms,
-		.peer_evict_s = c->peer_evict_s,
-		.hello_idle_interval_ms = c->hello_idle_interval_ms,
-		.hello_idle_rx_max = c->hello_idle_rx_max,
-		.hello_unicast = c->hello_unicast,
-		.hello_brief = c->hello_brief,
-		.reorder_window = c->reorder_window,
-		.reorder_timeout_us = c->reorder_timeout_us,
-		.reorder_timeout_max_us = c->reorder_timeout_max_us,
-		.late_policy = c->late_policy,
-		.max_backlog_us = c->max_backlog_us,
-		.burst = c->burst,
-		.initial_seq_set = c->initial_seq_set,
-		.initial_seq = c->initial_seq,
-		.lcore_dedicated = c->lcore_dedicated,
-		.mtu_probe_interval_ms = c->mtu_probe_interval_ms,
-		.path_loss_max_pct = c->path_loss_max_pct,
-		.path_loss_window_ms = c->path_loss_window_ms,
-		.adaptive_rate = c->adaptive_rate,
-		.queue_target_us = c->queue_target_us,
-		.n_ports = c->n_ports,
-	};
-	memcpy(dc->mac, c->mac, sizeof(dc->mac));
-	strlcpy(dc->scheduler, c->scheduler, sizeof(dc->scheduler));
-	for (i = 0; i < c->n_ports; i++)
-		dc->port[i] = (struct sb_dp_port_conf){
-			.mtu = c->port[i].mtu, .rate_kbps = c->port[i].rate_kbps,
-			.link_speed_real = sb_config_port_is_pci(&c->port[i]),
-			.pt_port = RTE_MAX_ETHPORTS,
-		};
+	memset(dc, 0, sizeof(*dc));
+	for (k = cfg_keys; k < cfg_keys + RTE_DIM(cfg_keys); k++) {
+		if (!k->to_dp)
+			continue;
+		if (k->section != SB_CONFIG_PORT)
+			memcpy((char *)dc + k->dp_offset, (const char *)c + k->offset, k->size);
+		else
+			for (i = 0; i < c->n_ports; i++)
+				memcpy((char *)&dc->port[i] + k->dp_offset,
+					(const char *)&c->port[i] + k->offset, k->size);
+	}
+	dc->initial_seq_set = c->initial_seq_set;
+	dc->n_ports = c->n_ports;
+	for (i = 0; i < c->n_ports; i++) {
+		dc->port[i].link_speed_real = sb_config_port_is_pci(&c->port[i]);
+		dc->port[i].pt_port = RTE_MAX_ETHPORTS;
+	}
 }
 
 bool

@@ -4,7 +4,11 @@
 
 /**
  * @file
- * The INI configuration (docs/config.md documents every key), parsed with rte_cfgfile.
+ * The INI configuration, parsed with rte_cfgfile. One table in sb_config.c describes every
+ * key (section, name, type, range, default, field, one-line help); parsing, the defaults,
+ * `show config` and `save config`, the console's `set` and the copy into struct sb_dp_conf
+ * all come from it, and the unit test test_config_docs checks that docs/config.md has a row
+ * for each key with the same default and range.
  */
 
 #include <limits.h>
@@ -109,7 +113,41 @@ sb_config_overhead(const struct sb_config *c)
 	return sb_wire_overhead(c->cluster_key_file[0] != '\0');
 }
 
-/** Fill @p c with the defaults documented in docs/config.md (no ports). */
+/** The sections of the file. */
+enum sb_config_section {
+	SB_CONFIG_SEQBOND,	/**< [seqbond]: fields of struct sb_config. */
+	SB_CONFIG_EXCEPTION,	/**< [exception]: fields of struct sb_config. */
+	SB_CONFIG_PORT,		/**< [port0]..[port15]: fields of struct sb_port_config. */
+};
+
+/** One key as docs/config.md and the console describe it (sb_config_key()). */
+struct sb_config_key_info {
+	enum sb_config_section section;
+	const char *name;
+	const char *help;	/**< One line, no final period. */
+	char def[64];		/**< The default as docs/config.md writes it: a number, a
+				 *   `word`, or a phrase such as "(required)". */
+	char range[64];		/**< The values accepted, as docs/config.md writes them. */
+	bool runtime;		/**< Changes while seqbond runs (sb_ctl_set()). */
+	enum sb_cmd_type cmd;	/**< When runtime: the datapath command that applies it. */
+};
+
+/**
+ * Describe key @p i of the table, in the order `save config` writes them.
+ * @return 0, or -ENOENT when @p i is past the last key.
+ */
+int sb_config_key(unsigned int i, struct sb_config_key_info *info);
+
+/**
+ * Describe the key @p name of @p section ("seqbond", "exception" or "portN").
+ * @return 0, or -ENOENT for no such section or key.
+ */
+int sb_config_key_find(const char *section, const char *name, struct sb_config_key_info *info);
+
+/** @return the section's name: "seqbond", "exception" or "portN". */
+const char *sb_config_section_name(enum sb_config_section s);
+
+/** Fill @p c with the table's defaults (no ports; every port's keys at their defaults). */
 void sb_config_defaults(struct sb_config *c);
 
 /**

@@ -179,6 +179,7 @@ int
 sb_ctl_set(struct sb_ctl *ctl, const char *section, const char *key, const char *value,
 	char *err, size_t err_len)
 {
+	struct sb_config_key_info info;
 	struct sb_config *next;
 	struct sb_cmd cmd = { 0 };
 	int ret, pi = port_index_of(section);
@@ -194,22 +195,30 @@ sb_ctl_set(struct sb_ctl *ctl, const char *section, const char *key, const char 
 	if (ret != 0)
 		goto out;
 
-	if (strcmp(section, "seqbond") == 0 && strcmp(key, "scheduler") == 0) {
-		cmd.type = SB_CMD_SET_SCHED;
-		cmd.ops = sb_sched_find(next->scheduler);
-	} else if (strcmp(section, "seqbond") == 0 && strcmp(key, "reorder_timeout_us") == 0) {
-		cmd.type = SB_CMD_SET_REORDER_TIMEOUT;
-		cmd.value = next->reorder_timeout_us;
-	} else if (strcmp(section, "seqbond") == 0 && strcmp(key, "hello_interval_ms") == 0) {
-		cmd.type = SB_CMD_SET_HELLO_INTERVAL;
-		cmd.value = next->hello_interval_ms;
-	} else if (pi >= 0 && strcmp(key, "rate_mbit") == 0) {
-		cmd.type = SB_CMD_SET_PORT_RATE;
-		cmd.port = pi;
-		cmd.value = (uint64_t)next->port[pi].rate_kbps * 1000;
-	} else {
+	/* The key table says which keys change at run time, and by which command. */
+	if (sb_config_key_find(section, key, &info) != 0 || !info.runtime) {
 		snprintf(err, err_len, "[%s] %s cannot change while seqbond runs; edit the file "
 			"and restart", section, key);
+		ret = -ENOTSUP;
+		goto out;
+	}
+	cmd.type = info.cmd;
+	switch (info.cmd) {
+	case SB_CMD_SET_SCHED:
+		cmd.ops = sb_sched_find(next->scheduler);
+		break;
+	case SB_CMD_SET_REORDER_TIMEOUT:
+		cmd.value = next->reorder_timeout_us;
+		break;
+	case SB_CMD_SET_HELLO_INTERVAL:
+		cmd.value = next->hello_interval_ms;
+		break;
+	case SB_CMD_SET_PORT_RATE:
+		cmd.port = pi;
+		cmd.value = (uint64_t)next->port[pi].rate_kbps * 1000;
+		break;
+	default:
+		snprintf(err, err_len, "[%s] %s: no datapath command for it", section, key);
 		ret = -ENOTSUP;
 		goto out;
 	}

@@ -64,8 +64,9 @@ int sb_ctl_snapshot(struct sb_ctl *ctl, struct sb_snapshot *snap);
 /**
  * Set a configuration key on the running appliance: validated exactly as in the INI file
  * (sb_config_set()), then applied by the datapath, then recorded in the running
- * configuration. Keys that can change at run time: [seqbond] scheduler, reorder_timeout_us,
- * hello_interval_ms; [portN] rate_mbit (the port's scheduling weight).
+ * configuration. The keys that can change at run time are those the key table marks so
+ * (sb_config_key_info runtime): [seqbond] scheduler, reorder_timeout_us, hello_interval_ms;
+ * [portN] rate_mbit (the port's scheduling weight).
  *
  * @param err  One-line message naming what was wrong.
  * @return 0; -EINVAL (bad value or key, nothing changed), -ENOTSUP (key fixed at start),
