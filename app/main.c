@@ -100,13 +100,13 @@ mempool_size(const struct sb_config *c, unsigned int n_workers, const struct sb_
 	held = rate_bps / 8 * c->reorder_timeout_us / 1000000 / 256;
 	held = RTE_MAX(held, 2 * (uint64_t)c->reorder_window);
 	held = RTE_MIN(held, (uint64_t)SB_MAX_PEERS * c->reorder_window);
-	n = c->n_ports * (c->rx_desc + c->tx_desc + 512 + 16);
+	n = c->n_ports * (2 * SB_CONFIG_PORT_DESC + 512 + 16);
 	n += sb_exc_mempool_need(ea, data_room) + q * 512 + 512;	/* exception path */
 	if (n_workers > 1)	/* rings between the workers */
 		n += q * SB_DP_RING_FRAMES + 1024;
 	for (i = 0; i < c->n_ports; i++)
 		if (sb_config_port_passthrough(&c->port[i]))
-			n += c->rx_desc + c->tx_desc + 512;	/* its passthrough interface */
+			n += 2 * SB_CONFIG_PORT_DESC + 512;	/* its passthrough interface */
 	return n + (unsigned int)held + 4096;
 }
 
@@ -157,11 +157,11 @@ exc_mtu_up(struct app *a)
 		.mac = a->cfg.mac,
 		.mtu = a->exc_mtu,
 		.n_queues = sb_dp_exc_queues(a->n_workers),
-		.nb_rxd = a->cfg.rx_desc,
-		.nb_txd = a->cfg.tx_desc,
+		.nb_rxd = SB_CONFIG_PORT_DESC,
+		.nb_txd = SB_CONFIG_PORT_DESC,
 		/* Frames read from the kernel wait in front of the ports (the TX worker's
 		 * pending burst, each port's software queue) or sit in their tx rings. */
-		.max_held = a->cfg.n_ports * (a->cfg.tx_desc + 512) + SB_BURST_MAX,
+		.max_held = a->cfg.n_ports * (SB_CONFIG_PORT_DESC + 512) + SB_BURST_MAX,
 	};
 	return 0;
 }
@@ -235,7 +235,7 @@ ports_up(struct app *a)
 		ret = sb_port_probe(a->cfg.port[i].devargs, &a->port_ids[i]);
 		if (ret == 0)
 			ret = sb_port_setup(a->port_ids[i], a->cfg.port[i].mtu, a->mp,
-				a->cfg.rx_desc, a->cfg.tx_desc, 1, true);
+				SB_CONFIG_PORT_DESC, SB_CONFIG_PORT_DESC, 1, true);
 		if (ret != 0) {
 			MAIN_LOG(ERR, "%s: [port%u] device = '%s': cannot bring up: %s",
 				a->cfg.file, i, a->cfg.port[i].devargs, rte_strerror(-ret));
@@ -305,8 +305,8 @@ passthrough_up(struct app *a)
 		ret = sb_port_tap_create(name, mac.addr_bytes, &a->pt_port[i]);
 		mtu = RTE_MIN(a->cfg.port[i].mtu, (uint16_t)RTE_ETHER_MTU);
 		if (ret == 0)
-			ret = sb_port_setup(a->pt_port[i], mtu, a->mp, a->cfg.rx_desc,
-				a->cfg.tx_desc, 1, false);
+			ret = sb_port_setup(a->pt_port[i], mtu, a->mp, SB_CONFIG_PORT_DESC,
+				SB_CONFIG_PORT_DESC, 1, false);
 		if (ret != 0) {
 			MAIN_LOG(ERR, "%s: [port%u] passthrough: cannot create %s: %s", a->cfg.file,
 				i, name, rte_strerror(-ret));

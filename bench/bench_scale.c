@@ -352,12 +352,12 @@ main(int argc, char **argv)
 	memcpy(cfg.mac, our_agg, 6);
 	cfg.n_ports = links;
 	cfg.lcore_dedicated = true;	/* busy polling: a CPU benchmark */
-	cfg.mtu_probe_interval_ms = 0;	/* the emulated peer answers no probes */
 	for (i = 0; i < links; i++) {
 		cfg.port[i].rate_kbps = 100000000;	/* never the limit */
 		cfg.port[i].mtu = 1500;
 	}
 	sb_config_dp_conf(&cfg, &dc);
+	dc.mtu_probe_interval_ms = 0;	/* the emulated peer answers no probes */
 	for (i = 0; i < links; i++) {
 		dc.port[i].port_id = ring_port("link", i, 1, mp, 1500, &wire_in[i], &wire_out[i]);
 		dc.port[i].pt_port = RTE_MAX_ETHPORTS;

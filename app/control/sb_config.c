@@ -359,20 +359,12 @@ static const struct cfg_key cfg_keys[] = {
 	{ SEQBOND("peer_silence_hold_ms", peer_silence_hold_ms), TO_DP(peer_silence_hold_ms),
 		UINT(0, 60000), .def = "200",
 		.help = "longer hold of a peer silent on every path, ms; 0: none" },
-	{ SEQBOND("peer_evict_s", peer_evict_s), TO_DP(peer_evict_s),
-		UINT(SB_CONFIG_PEER_EVICT_MIN_S, SB_CONFIG_PEER_EVICT_MAX_S),
-		.def = RTE_STR(SB_PEER_EVICT_DEFAULT_S),
-		.help = "a peer unheard on every path this long leaves the peer table, s" },
 	{ SEQBOND("hello_idle_interval_ms", hello_idle_interval_ms),
 		TO_DP(hello_idle_interval_ms), UINT(0, 60000), .def = "100",
 		.help = "hello period while the host carries no traffic, ms; 0: always fast" },
 	{ SEQBOND("hello_idle_rx_max", hello_idle_rx_max), TO_DP(hello_idle_rx_max),
 		UINT(0, 100000), .def = "80",
 		.help = "group hellos a second a port should hear from idle hosts; 0: no limit" },
-	{ SEQBOND("hello_unicast", hello_unicast), TO_DP(hello_unicast), WORDS(on_off),
-		.def = "on", .help = "fast hellos unicast to the peers in use where cheaper" },
-	{ SEQBOND("hello_brief", hello_brief), TO_DP(hello_brief), WORDS(on_off), .def = "on",
-		.help = "group hellos at the idle pace carry brief entries" },
 	{ SEQBOND("reorder_window", reorder_window), TO_DP(reorder_window),
 		UINT(2, 1u << 20), .pow2 = true, .def = "4096",
 		.help = "frames one peer's reorder window holds" },
@@ -385,37 +377,17 @@ static const struct cfg_key cfg_keys[] = {
 	{ SEQBOND("late_policy", late_policy), TO_DP(late_policy), WORDS(late_policies),
 		.def = "fill",
 		.help = "what becomes of a frame whose number was released or skipped" },
-	{ SEQBOND("max_backlog_us", max_backlog_us), TO_DP(max_backlog_us),
-		UINT(0, 1000000), .def = "2000",
-		.help = "data queued in front of a path before it is full, us; 0: no model" },
-	/* 128, not DPDK's usual 32: a TSO segment from the kernel cuts into up to 44 frames,
-	 * which 32-frame bursts split across polls (docs/design.md, "Burst size"). */
-	{ SEQBOND("burst", burst), TO_DP(burst), UINT(1, SB_BURST_MAX), .def = "128",
-		.help = "frames per rx/tx burst" },
-	{ SEQBOND("rx_desc", rx_desc), UINT(64, 16384), .def = "1024",
-		.help = "descriptors per port rx queue" },
-	{ SEQBOND("tx_desc", tx_desc), UINT(64, 16384), .def = "1024",
-		.help = "descriptors per port tx queue" },
 	{ SEQBOND("initial_seq", initial_seq), TO_DP(initial_seq),
 		OTHER(parse_initial_seq, format_initial_seq), .def = "random",
 		.doc_range = "`random` or 0..4294967295",
 		.help = "first sequence number towards each peer (tests start next to the wrap)" },
 	{ SEQBOND("lcore_mode", lcore_dedicated), TO_DP(lcore_dedicated), WORDS(lcore_modes),
 		.def = "shared", .help = "idle datapath lcores sleep (shared) or busy-poll" },
-	{ SEQBOND("mtu_probe_interval_ms", mtu_probe_interval_ms),
-		TO_DP(mtu_probe_interval_ms), UINT(0, 60000), .def = "200",
-		.help = "a full-size probe per port this often, ms; 0: none" },
 	{ SEQBOND("path_loss_max_pct", path_loss_max_pct), TO_DP(path_loss_max_pct),
 		UINT(0, 100), .def = "5",
 		.help = "loss share that takes a path out of the stripe, %; 0: never" },
-	{ SEQBOND("path_loss_window_ms", path_loss_window_ms), TO_DP(path_loss_window_ms),
-		UINT(10, 60000), .def = "1000",
-		.help = "span the loss share is measured over, ms" },
 	{ SEQBOND("adaptive_rate", adaptive_rate), TO_DP(adaptive_rate), WORDS(on_off),
 		.def = "on", .help = "learn each path's rate from the peer's reports" },
-	{ SEQBOND("queue_target_us", queue_target_us), TO_DP(queue_target_us),
-		UINT(100, 1000000), .def = "3000",
-		.help = "queueing delay that says a path is sent too fast, us" },
 	{ SEQBOND("cluster_key_file", cluster_key_file), TEXT(check_key_file),
 		.doc_def = "(none)", .doc_range = "absolute path",
 		.help = "the cluster key file; none: frames go without tags" },
@@ -456,6 +428,24 @@ static const struct {
 		"them; see lcore_mode" },
 	{ "idle_slow_sleep_us", "removed: idle lcores sleep until a frame or a timer wakes "
 		"them; see lcore_mode" },
+	{ "burst", "removed: bursts are " RTE_STR(SB_CONFIG_BURST) " frames (docs/design.md, "
+		"\"Burst size\")" },
+	{ "rx_desc", "removed: each port queue has " RTE_STR(SB_CONFIG_PORT_DESC)
+		" descriptors, adjusted to the driver's limits" },
+	{ "tx_desc", "removed: each port queue has " RTE_STR(SB_CONFIG_PORT_DESC)
+		" descriptors, adjusted to the driver's limits" },
+	{ "peer_evict_s", "removed: a peer unheard for " RTE_STR(SB_PEER_EVICT_DEFAULT_S)
+		" s leaves the peer table" },
+	{ "hello_unicast", "removed: fast hellos go unicast where that is cheaper, always" },
+	{ "hello_brief", "removed: group hellos at the idle pace are brief, always" },
+	{ "max_backlog_us", "removed: a path is full at " RTE_STR(SB_CONFIG_MAX_BACKLOG_US)
+		" us of queued data" },
+	{ "queue_target_us", "removed: adaptive striping's queue target is "
+		RTE_STR(SB_CONFIG_QUEUE_TARGET_US) " us; adaptive_rate = off paces at rate_mbit" },
+	{ "path_loss_window_ms", "removed: loss is measured over "
+		RTE_STR(SB_CONFIG_PATH_LOSS_WINDOW_MS) " ms; path_loss_max_pct sets the limit" },
+	{ "mtu_probe_interval_ms", "removed: full-size probes go every "
+		RTE_STR(SB_CONFIG_MTU_PROBE_HELLOS) " hello intervals (hello_interval_ms)" },
 };
 
 /* The message for a key of [seqbond] that is gone, or NULL. */
@@ -1181,6 +1171,16 @@ sb_config_dp_conf(const struct sb_config *c, struct sb_dp_conf *dc)
 					(const char *)&c->port[i] + k->offset, k->size);
 	}
 	dc->initial_seq_set = c->initial_seq_set;
+	/* Fixed or derived: the removed keys (retired_keys[]). */
+	dc->burst = SB_CONFIG_BURST;
+	dc->max_backlog_us = SB_CONFIG_MAX_BACKLOG_US;
+	dc->queue_target_us = SB_CONFIG_QUEUE_TARGET_US;
+	dc->path_loss_window_ms = SB_CONFIG_PATH_LOSS_WINDOW_MS;
+	dc->mtu_probe_interval_ms = RTE_MIN(SB_CONFIG_MTU_PROBE_HELLOS * c->hello_interval_ms,
+		UINT32_C(60000));
+	dc->hello_unicast = true;
+	dc->hello_brief = true;
+	dc->peer_evict_s = SB_PEER_EVICT_DEFAULT_S;
 	dc->n_ports = c->n_ports;
 	for (i = 0; i < c->n_ports; i++) {
 		dc->port[i].link_speed_real = sb_config_port_is_pci(&c->port[i]);

@@ -21,10 +21,19 @@
 #include "sb_reorder.h"
 
 #define SB_DEVARGS_LEN 256
-/** Range of peer_evict_s: at least a few detection times at the idle pace (a peer that
- *  freezes for less keeps its slot), at most a day. */
-#define SB_CONFIG_PEER_EVICT_MIN_S 5
-#define SB_CONFIG_PEER_EVICT_MAX_S 86400
+/*
+ * What were keys and are fixed or derived (docs/config.md, "Removed keys"): frames per burst
+ * (a TSO segment cuts into up to 44 frames; docs/design.md, "Burst size"); descriptors per
+ * port queue, before the driver's limits; data queued in front of a path before it is full,
+ * us; the queueing delay that says a path is sent too fast, us; the span the loss share is
+ * measured over, ms; full-size probes every this many hello intervals.
+ */
+#define SB_CONFIG_BURST 128
+#define SB_CONFIG_PORT_DESC 1024
+#define SB_CONFIG_MAX_BACKLOG_US 2000
+#define SB_CONFIG_QUEUE_TARGET_US 3000
+#define SB_CONFIG_PATH_LOSS_WINDOW_MS 1000
+#define SB_CONFIG_MTU_PROBE_HELLOS 20
 #define SB_IFNAME_LEN 16
 #define SB_KEYFILE_PATH_LEN 256	/**< A value's room in rte_cfgfile (CFG_VALUE_LEN). */
 
@@ -64,17 +73,12 @@ struct sb_config {
 	uint32_t hello_interval_ms;
 	uint32_t hello_multiplier;	/**< Missed hellos before a path is down. */
 	uint32_t peer_silence_hold_ms;	/**< Hold of a peer silent on every path, ms. */
-	uint32_t peer_evict_s;		/**< A peer unheard on every path this long leaves
-					 *   the peer table, seconds. */
 	uint32_t reorder_window;	/**< Frames, power of two. */
 	uint32_t reorder_timeout_us;
 	uint32_t reorder_timeout_max_us;	/**< The hold may grow to this with the
 						 *   paths' delay spread; <= reorder_timeout_us:
 						 *   fixed. */
 	enum sb_reorder_late_policy late_policy;
-	uint32_t max_backlog_us;	/**< Per-path queue model limit (sb_sched.h). */
-	uint16_t burst;			/**< Frames per rx/tx burst. */
-	uint16_t rx_desc, tx_desc;	/**< Descriptors per port queue. */
 	bool initial_seq_set;		/**< Tests start sequence numbers at a chosen value. */
 	uint32_t initial_seq;
 	bool lcore_dedicated;		/**< lcore_mode = dedicated: the datapath lcores
@@ -83,15 +87,8 @@ struct sb_config {
 						 *   traffic (0: always hello_interval_ms). */
 	uint32_t hello_idle_rx_max;	/**< Idle hellos a port may hear a second: the idle
 					 *   interval grows with the peers (0: fixed). */
-	bool hello_unicast;		/**< Fast hellos unicast to the peers in use where
-					 *   that is cheaper than one group hello. */
-	bool hello_brief;		/**< Group hellos at the idle pace with brief
-					 *   entries (SB_HELLO_F_BRIEF). */
-	uint32_t mtu_probe_interval_ms;	/**< Full-size probes per port; 0: none. */
 	uint32_t path_loss_max_pct;	/**< A path losing more leaves the stripe; 0: never. */
-	uint32_t path_loss_window_ms;	/**< ... measured over this span. */
 	bool adaptive_rate;		/**< Learn each path's rate from the peer's feedback. */
-	uint32_t queue_target_us;	/**< Queueing delay that says a path is over its rate. */
 	char cluster_key_file[SB_KEYFILE_PATH_LEN];	/**< Absolute path of the cluster key
 							 *   file (sb_keyfile.h); "": no key,
 							 *   frames unauthenticated. The keys

@@ -187,7 +187,7 @@ RESULTS=()
 fault_case one-way down "$(calc "$DETECT + $INTERVAL_MS / 1000 + $SLACK" 3)" 1 --dir out
 fault_case both-ways down "$(calc "$DETECT + $SLACK" 3)" 1 --dir both
 fault_case oversize stripe 1.0 2 --over 600
-# The loss share is taken over a sliding 1 s window of 10 samples (path_loss_window_ms): at 10 %
+# The loss share is taken over a sliding 1 s window of 10 samples (docs/config.md, "Removed keys"): at 10 %
 # loss it crosses 5 % half a window after the fault when the path's traffic is steady (0.5 s
 # typically), but up to a whole window plus a sample later when that traffic thins after the
 # fault, as b's ACKs on the path do once a's stream moves off it (b 1.06 s once in a fresh

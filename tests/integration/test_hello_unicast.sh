@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Unicast hellos (docs/config.md, hello_unicast; docs/design.md, "Unicast hellos"): 3 hosts,
+# Unicast hellos (docs/design.md, "Unicast hellos"): 3 hosts,
 # 2 x 100 Mbit/s. While a streams to b and c exchanges nothing, a's ports hello b unicast at
 # the fast pace and send their group hellos at the idle pace: b hears a at least 60 times a
 # second per path (100 nominal), c at most 15 (10 nominal), and a counts unicast hellos
