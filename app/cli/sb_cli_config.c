@@ -102,9 +102,16 @@ cmd_show_keys_parsed(void *res __rte_unused, struct cmdline *cl, void *data __rt
 				"default");
 		}
 		last = k.section;
-		cmdline_printf(cl, "  %-24s %-24s %s\n      %s%s\n", k.name,
-			plain(def, sizeof(def), k.def), plain(range, sizeof(range), k.range),
-			k.help, k.runtime ? " (set KEY VALUE changes it at run time)" : "");
+		plain(def, sizeof(def), k.def);
+		plain(range, sizeof(range), k.range);
+		/* A default wider than its column (host_id's) takes a line of its own. */
+		if (strlen(def) > 24)
+			cmdline_printf(cl, "  %-24s %s\n  %-24s %-24s %s\n      %s%s\n", k.name, def,
+				"", "", range, k.help,
+				k.runtime ? " (set KEY VALUE changes it at run time)" : "");
+		else
+			cmdline_printf(cl, "  %-24s %-24s %s\n      %s%s\n", k.name, def, range,
+				k.help, k.runtime ? " (set KEY VALUE changes it at run time)" : "");
 	}
 }
 

@@ -696,6 +696,23 @@ sb_config_key(unsigned int i, struct sb_config_key_info *info)
 }
 
 int
+sb_config_value(const struct sb_config *c, unsigned int i, unsigned int port, char *buf,
+	size_t len)
+{
+	const struct cfg_key *k;
+
+	if (i >= RTE_DIM(cfg_keys))
+		return -ENOENT;
+	k = &cfg_keys[i];
+	if (k->section == SB_CONFIG_PORT && port >= c->n_ports)
+		return -ENOENT;
+	/* A key a saved file leaves out holds its default word ("random"), or nothing. */
+	if (key_format(k, c, k->section == SB_CONFIG_PORT ? &c->port[port] : NULL, buf, len) != 0)
+		strlcpy(buf, k->def != NULL ? k->def : "", len);
+	return 0;
+}
+
+int
 sb_config_key_find(const char *section, const char *name, struct sb_config_key_info *info)
 {
 	enum sb_config_section s;

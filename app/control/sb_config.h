@@ -136,6 +136,16 @@ struct sb_config_key_info {
 int sb_config_key(unsigned int i, struct sb_config_key_info *info);
 
 /**
+ * Write the value of key @p i of the table in @p c as a file says it: "random" for an unset
+ * initial_seq, "" for an unset text key such as cluster_key_file.
+ * @param port  For a [portN] key, the port (< c->n_ports); ignored otherwise.
+ * @param buf   Room for the value; @param len its size (64 holds any but a path or devargs).
+ * @return 0, or -ENOENT when @p i is past the last key or @p port past the last port.
+ */
+int sb_config_value(const struct sb_config *c, unsigned int i, unsigned int port, char *buf,
+	size_t len);
+
+/**
  * Describe the key @p name of @p section ("seqbond", "exception" or "portN").
  * @return 0, or -ENOENT for no such section or key.
  */

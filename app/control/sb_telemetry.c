@@ -181,6 +181,49 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	return 0;
 }
 
+/* /seqbond/config: every key of the key table with its value, "SECTION/KEY" ("portN/KEY"
+ * for each port), as `show config` prints them. */
+static int
+tel_config(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	struct sb_config_key_info k;
+	struct sb_ctl *ctl;
+	struct sb_snapshot *s = take(&ctl);	/* holds the back end for the call */
+	struct sb_config *cfg;
+	char name[64], *val;
+	unsigned int i, port;
+
+	if (s == NULL)
+		return -1;
+	cfg = malloc(sizeof(*cfg));
+	val = malloc(SB_DEVARGS_LEN);
+	if (cfg == NULL || val == NULL) {
+		free(cfg);
+		free(val);
+		give_back(s);
+		return -ENOMEM;
+	}
+	sb_ctl_config(ctl, cfg);
+	rte_tel_data_start_dict(d);
+	for (i = 0; sb_config_key(i, &k) == 0; i++) {
+		if (k.section != SB_CONFIG_PORT) {
+			sb_config_value(cfg, i, 0, val, SB_DEVARGS_LEN);
+			snprintf(name, sizeof(name), "%s/%s", sb_config_section_name(k.section),
+				k.name);
+			rte_tel_data_add_dict_string(d, name, val);
+			continue;
+		}
+		for (port = 0; sb_config_value(cfg, i, port, val, SB_DEVARGS_LEN) == 0; port++) {
+			snprintf(name, sizeof(name), "port%u/%s", port, k.name);
+			rte_tel_data_add_dict_string(d, name, val);
+		}
+	}
+	free(val);
+	free(cfg);
+	give_back(s);
+	return 0;
+}
+
 static int
 tel_peers(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
@@ -431,6 +474,8 @@ sb_telemetry_register(struct sb_ctl *ctl)
 	tel_ctl = ctl;
 	ret |= rte_telemetry_register_cmd("/seqbond/info", tel_info,
 		"seqbond host settings, datapath and exception path counters. No parameters");
+	ret |= rte_telemetry_register_cmd("/seqbond/config", tel_config,
+		"seqbond configuration: every key with its value, as show config. No parameters");
 	ret |= rte_telemetry_register_cmd("/seqbond/peers", tel_peers,
 		"seqbond peers. Params: [PEER|all][,PAGE]");
 	ret |= rte_telemetry_register_cmd("/seqbond/paths", tel_paths,

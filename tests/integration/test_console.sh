@@ -178,6 +178,14 @@ grep -q '^hello_interval_ms=20$' <<<"$out" || fail "set hello interval"
 grep -q '^rate_mbit=50.000$' <<<"$out" || fail "set port 2 weight"
 grep -q '^scheduler=rr$' "$SB_WORK/saved.ini" || fail "save config"
 telemetry /seqbond/info | grep -q '"scheduler": "rr"' || fail "telemetry does not show rr"
+# /seqbond/config: every key of the table, run-time changes included, as `show config`.
+python3 -c 'import json, sys
+c = json.loads(sys.argv[1])["/seqbond/config"]
+want = {"seqbond/scheduler": "rr", "seqbond/reorder_timeout_us": "4000",
+        "seqbond/hello_interval_ms": "20", "port2/rate_mbit": "50.000", "exception/name": "sb0"}
+bad = {k: c.get(k) for k, v in want.items() if c.get(k) != v}
+sys.exit("/seqbond/config: %s" % bad if bad else 0)' "$(telemetry /seqbond/config)" ||
+	fail "telemetry /seqbond/config"
 console "clear port stats all" >/dev/null
 
 # The cluster key (the testbed's): shown by fingerprint only; a whole rollover (docs/config.md)
