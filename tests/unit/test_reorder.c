@@ -824,14 +824,11 @@ test_jump_bound(void)
 
 static uint64_t rng;
 
+/* Reproducible per seed, no libc state (sb_test_rand()). */
 static uint32_t
 rnd(void)
 {
-	/* xorshift64*: reproducible per seed, no libc state. */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * UINT64_C(2685821657736338717)) >> 32);
+	return sb_test_rand(&rng);
 }
 
 enum mode { MODE_RULE, MODE_TIMEOUT, MODE_BOTH };

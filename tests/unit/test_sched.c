@@ -15,7 +15,7 @@
 #define N_FRAMES 100000
 #define MBPS UINT64_C(1000000)
 
-/* xorshift64*: a local generator so the sequence is the same under every libc. */
+/* The tests' xorshift64* (sb_test_rand()): the sequence is the same under every libc. */
 static uint64_t rng_state;
 
 static void
@@ -27,10 +27,7 @@ rng_seed(uint64_t seed)
 static uint32_t
 rng_next(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * UINT64_C(2685821657736338717)) >> 32);
+	return sb_test_rand(&rng_state);
 }
 
 /* Ethernet frame between minimum and full size. */

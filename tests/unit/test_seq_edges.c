@@ -88,10 +88,7 @@ static uint64_t rng;
 static uint32_t
 rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * UINT64_C(2685821657736338717)) >> 32);
+	return sb_test_rand(&rng);
 }
 
 struct arrival {
