@@ -17,6 +17,7 @@
 #include <rte_errno.h>
 
 #include "sb_reorder.h"
+#include "sb_reorder_test.h"
 #include "sb_seq.h"
 #include "sb_test.h"
 
@@ -37,15 +38,6 @@ mk(uint32_t window, uint64_t timeout, enum sb_reorder_late_policy pol)
 		exit(1);
 	}
 	return r;
-}
-
-static struct sb_reorder_stats
-stats(const struct sb_reorder *r)
-{
-	struct sb_reorder_stats st;
-
-	sb_reorder_stats_get(r, &st);
-	return st;
 }
 
 static void *
