@@ -405,7 +405,8 @@ PY
 
 # ---- Blocks shared by several tests (issue 34) -------------------------------------------
 # Steps that two or more tests take alike: the tools a test needs beyond sb_require's, socat
-# file transfers and the path MTU over sb0. Keep the shared blocks together here.
+# file transfers, the path MTU over sb0, waiting for a line in a program's log. Keep the
+# shared blocks together here.
 
 # sb_require_tools TOOL...: fail unless each TOOL is installed (after sb_require).
 sb_require_tools() {
@@ -472,4 +473,17 @@ sb_pmtu_check() {
 		{ echo "$out"; fail "ping -s $((payload + 1)) failed, but not locally with 'message too long'"; }
 	# shellcheck disable=SC2034 # read by the tests
 	SB_PMTU_OUT=$out
+}
+
+# sb_wait_log LOG REGEX PID TRIES PAUSE EXITED: until a line of LOG matches REGEX (grep), up
+# to TRIES looks PAUSE seconds apart; returns 1 when none did. When PID (the program writing
+# LOG) is gone first: LOG on stdout, then fail with the message EXITED.
+sb_wait_log() {
+	local log=$1 re=$2 pid=$3 tries=$4 pause=$5 exited=$6 i
+	for ((i = 0; i < tries; i++)); do
+		grep -q "$re" "$log" && return 0
+		kill -0 "$pid" 2>/dev/null || { cat "$log"; fail "$exited"; }
+		sleep "$pause"
+	done
+	return 1
 }

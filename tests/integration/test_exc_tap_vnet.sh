@@ -92,7 +92,7 @@ transfer() {
 
 # run_case NAME TYPE MTU QUEUES [EXC_FWD ARGS...]
 run_case() {
-	local name=$1 type=$2 mtu=$3 queues=$4 log out ns i payload
+	local name=$1 type=$2 mtu=$3 queues=$4 log out ns payload
 	shift 4
 	log=$SB_WORK/fwd-$name.log
 	IF_A=sb0
@@ -107,12 +107,8 @@ run_case() {
 		--log-level=lib.eal:notice -- --netns "$NS_A,$NS_B" --type "$type" --mtu "$mtu" \
 		--queues "$queues" --name "$IF_A,$IF_B" "$@" >"$log" 2>&1 &
 	FWD_PID=$!
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^ready' "$log" && break
-		kill -0 "$FWD_PID" 2>/dev/null || { cat "$log"; fail "$name: exc_fwd exited"; }
-		sleep 0.05
-	done
-	grep -q '^ready' "$log" || { cat "$log"; fail "$name: exc_fwd not ready"; }
+	sb_wait_log "$log" '^ready' "$FWD_PID" 200 0.05 "$name: exc_fwd exited" ||
+		grep -q '^ready' "$log" || { cat "$log"; fail "$name: exc_fwd not ready"; }
 	for ns in "$NS_A:$IF_A" "$NS_B:$IF_B"; do
 		[[ $(ip netns exec "${ns%:*}" cat "/sys/class/net/${ns#*:}/mtu") == "$mtu" ]] ||
 			fail "$name: ${ns#*:} in ${ns%:*} has mtu" \
