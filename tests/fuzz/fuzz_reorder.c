@@ -281,6 +281,23 @@ new_epoch(struct model *m, bool started, uint32_t next)
 	m->have_last = false;
 }
 
+/*
+ * A raw sequence number: the 4 bytes at data[*pos], big-endian, *pos moved past them.
+ * @return false, with *pos moved to the end, when fewer than 4 are left.
+ */
+static bool
+take_seq(const uint8_t *data, size_t size, size_t *pos, uint32_t *seq)
+{
+	if (size - *pos < 4) {
+		*pos = size;
+		return false;
+	}
+	*seq = (uint32_t)data[*pos] << 24 | (uint32_t)data[*pos + 1] << 16 |
+		(uint32_t)data[*pos + 2] << 8 | data[*pos + 3];
+	*pos += 4;
+	return true;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -337,13 +354,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			path = data[pos++];
 			if (op & 8) {
-				if (size - pos < 4) {
-					pos = size;
+				if (!take_seq(data, size, &pos, &seq))
 					break;
-				}
-				seq = (uint32_t)data[pos] << 24 | (uint32_t)data[pos + 1] << 16 |
-					(uint32_t)data[pos + 2] << 8 | data[pos + 3];
-				pos += 4;
 			} else {
 				if (pos >= size)
 					break;
@@ -369,13 +381,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (op & 8) {
 				int ret;
 
-				if (size - pos < 4) {
-					pos = size;
+				if (!take_seq(data, size, &pos, &seq))
 					break;
-				}
-				seq = (uint32_t)data[pos] << 24 | (uint32_t)data[pos + 1] << 16 |
-					(uint32_t)data[pos + 2] << 8 | data[pos + 3];
-				pos += 4;
 				ret = sb_reorder_set_next(m->r, seq);
 				CHECK(ret == (m->owned != 0 ? -EBUSY : 0),
 					"set_next returned %d with %u owned", ret, m->owned);

@@ -43,6 +43,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "sb_csum_ref.h"
 #include "sb_exception.h"
 
 #define BURST 32
@@ -70,27 +71,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
-}
-
-/* RFC 1071 sum of big-endian 16-bit words, folded. */
-static uint32_t
-sum16(const uint8_t *p, size_t len, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
 }
 
 /* Check one frame's size, layout and checksums (contract of sb_exc_rx_burst()). */

@@ -402,3 +402,88 @@ for i in range(n):
 print(sent)
 PY
 }
+
+# ---- Blocks shared by several tests (issue 34) -------------------------------------------
+# Steps that two or more tests take alike: the tools a test needs beyond sb_require's, socat
+# file transfers, the path MTU over sb0, waiting for a line in a program's log. Keep the
+# shared blocks together here.
+
+# sb_require_tools TOOL...: fail unless each TOOL is installed (after sb_require).
+sb_require_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null || fail "missing tool '$t' (run tools/install-deps)"
+	done
+}
+
+# sb_socat_send NS SRC TARGET RX_PID [PREFIX]: send the file SRC from namespace NS with socat
+# to TARGET (a socat address, e.g. TCP:10.99.0.2:5300) within 300 s, then give the receiving
+# socat RX_PID (started by the caller, listening) 10 s to end. Failures start with PREFIX.
+# Sets SB_XFER_SECS: seconds from the sender's start to the receiver's end.
+SB_XFER_SECS=0
+sb_socat_send() {
+	local ns=$1 src=$2 target=$3 rx_pid=$4 pfx=${5:-} start i
+	start=$(date +%s.%N)
+	timeout 300 ip netns exec "$ns" socat -u "OPEN:$src" "$target" ||
+		fail "${pfx}sender socat failed or timed out"
+	# The receiver ends when it has read the sender's EOF.
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$rx_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$rx_pid" 2>/dev/null; then
+		# It may end between the check and the kill: not a failure of its own.
+		kill "$rx_pid" 2>/dev/null || true
+		fail "${pfx}receiver did not finish 10 s after the sender"
+	fi
+	wait "$rx_pid" || fail "${pfx}receiver socat failed"
+	# shellcheck disable=SC2034 # read by the tests
+	SB_XFER_SECS=$(calc "$(date +%s.%N) - $start")
+}
+
+# sb_send_file FROM TO PORT SRC DST: the file SRC from host FROM to DST on host TO over sb0,
+# socat on TCP PORT (the receiver bound to TO's sb0 address). Sets SB_XFER_SECS.
+sb_send_file() {
+	local from=$1 to=$2 port=$3 src=$4 dst=$5 rx_pid
+	sb_in "$to" socat -u "TCP-LISTEN:$port,reuseaddr,bind=$(sb_addr "$to")" "OPEN:$dst,creat,trunc" &
+	rx_pid=$!
+	sb_wait_listen "$to" "$port"
+	sb_socat_send "$SB_NS-$from" "$src" "TCP:$(sb_addr "$to"):$port" "$rx_pid"
+}
+
+# sb_pmtu_check MTU [NOTE]: with sb0's MTU at MTU on hosts a and b, a don't-fragment ping of
+# exactly MTU bytes crosses a -> b and b -> a, and one byte more is refused by a's kernel
+# ("message too long"). NOTE ends the message of a crossing ping that failed. Sets
+# SB_PMTU_OUT: the output of the refused ping.
+SB_PMTU_OUT=""
+sb_pmtu_check() {
+	local want=$1 note=${2:-} payload pair from to out
+	payload=$((want - 28)) # IPv4 header 20 + ICMP header 8
+	for pair in "a b" "b a"; do
+		read -r from to <<<"$pair"
+		out=$(sb_in "$from" ping -M "do" -s "$payload" -c 3 -i 0.2 -W 2 "$(sb_addr "$to")" 2>&1) ||
+			{ echo "$out"; fail "ping -M do -s $payload $from -> $to failed$note"; }
+		info "ping -M do -s $payload $from -> $to: ok"
+	done
+	if out=$(sb_in a ping -M "do" -s $((payload + 1)) -c 1 -W 1 "$(sb_addr b)" 2>&1); then
+		echo "$out"
+		fail "ping -M do -s $((payload + 1)) passed over sb0 with mtu $want"
+	fi
+	grep -qi 'message too long' <<<"$out" ||
+		{ echo "$out"; fail "ping -s $((payload + 1)) failed, but not locally with 'message too long'"; }
+	# shellcheck disable=SC2034 # read by the tests
+	SB_PMTU_OUT=$out
+}
+
+# sb_wait_log LOG REGEX PID TRIES PAUSE EXITED: until a line of LOG matches REGEX (grep), up
+# to TRIES looks PAUSE seconds apart; returns 1 when none did. When PID (the program writing
+# LOG) is gone first: LOG on stdout, then fail with the message EXITED.
+sb_wait_log() {
+	local log=$1 re=$2 pid=$3 tries=$4 pause=$5 exited=$6 i
+	for ((i = 0; i < tries; i++)); do
+		grep -q "$re" "$log" && return 0
+		kill -0 "$pid" 2>/dev/null || { cat "$log"; fail "$exited"; }
+		sleep "$pause"
+	done
+	return 1
+}

@@ -11,7 +11,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
-command -v socat >/dev/null || fail "missing tool 'socat' (run tools/install-deps)"
+sb_require_tools socat
 
 link_mtu=9000
 size_mib=256
@@ -24,20 +24,8 @@ for h in a b; do
 	[[ $mtu == "$want_mtu" ]] || fail "sb0 mtu on $h is $mtu, expected $want_mtu"
 done
 info "sb0 mtu $want_mtu on both hosts"
-payload=$((want_mtu - 28))
-for pair in "a b" "b a"; do
-	read -r from to <<<"$pair"
-	out=$(sb_in "$from" ping -M "do" -s "$payload" -c 3 -i 0.2 -W 2 "$(sb_addr "$to")" 2>&1) ||
-		{ echo "$out"; fail "ping -M do -s $payload $from -> $to failed"; }
-	info "ping -M do -s $payload $from -> $to: ok"
-done
-if out=$(sb_in a ping -M "do" -s $((payload + 1)) -c 1 -W 1 "$(sb_addr b)" 2>&1); then
-	echo "$out"
-	fail "ping -M do -s $((payload + 1)) passed over sb0 with mtu $want_mtu"
-fi
-grep -qi 'message too long' <<<"$out" ||
-	{ echo "$out"; fail "ping -s $((payload + 1)) failed, but not locally with 'message too long'"; }
-info "ping -M do -s $((payload + 1)): refused locally"
+sb_pmtu_check "$want_mtu"
+info "ping -M do -s $((want_mtu - 28 + 1)): refused locally"
 
 sb_stream a b
 sb_stream b a
@@ -46,22 +34,8 @@ src=$SB_WORK/src.bin
 dst=$SB_WORK/dst.bin
 head -c $((size_mib << 20)) /dev/urandom >"$src"
 want=$(sha256sum "$src" | cut -d' ' -f1)
-sb_in b socat -u "TCP-LISTEN:$port,reuseaddr,bind=$(sb_addr b)" "OPEN:$dst,creat,trunc" &
-rx_pid=$!
-sb_wait_listen b "$port"
-start=$(date +%s.%N)
-timeout 300 ip netns exec "$SB_NS-a" socat -u "OPEN:$src" "TCP:$(sb_addr b):$port" ||
-	fail "sender socat failed or timed out"
-for ((i = 0; i < 100; i++)); do
-	kill -0 "$rx_pid" 2>/dev/null || break
-	sleep 0.1
-done
-if kill -0 "$rx_pid" 2>/dev/null; then
-	kill "$rx_pid" 2>/dev/null || true
-	fail "receiver did not finish 10 s after the sender"
-fi
-wait "$rx_pid" || fail "receiver socat failed"
-secs=$(calc "$(date +%s.%N) - $start")
+sb_send_file a b "$port" "$src" "$dst"
+secs=$SB_XFER_SECS
 got=$(sha256sum "$dst" | cut -d' ' -f1)
 info "sent $size_mib MiB in $secs s ($(calc "$size_mib * 8 * 1.048576 / $secs") Mbit/s)"
 info "sha256 sent $want, received $got"

@@ -18,7 +18,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
-command -v socat >/dev/null || fail "missing tool 'socat' (run tools/install-deps)"
+sb_require_tools socat
 EXC_FWD=${EXC_FWD:-$(dirname "$SEQBOND_BIN")/../tests/integration/exc_fwd}
 [[ -x $EXC_FWD ]] || fail "no exc_fwd binary at $EXC_FWD (build first)"
 
@@ -64,7 +64,7 @@ kstat() {
 
 # transfer FROM_NS TO_NS TO_ADDR LABEL: send a random file with socat, compare sha256.
 transfer() {
-	local from=$1 to=$2 addr=$3 label=$4 port=5301 src dst rx_pid want got start secs i
+	local from=$1 to=$2 addr=$3 label=$4 port=5301 src dst rx_pid want got secs i
 	local tcp=TCP bind=$addr
 	src=$SB_WORK/src.bin
 	dst=$SB_WORK/dst-$label.bin
@@ -81,19 +81,8 @@ transfer() {
 		ip netns exec "$to" ss -Hltn "sport = :$port" | grep -q . && break
 		sleep 0.05
 	done
-	start=$(date +%s.%N)
-	timeout 300 ip netns exec "$from" socat -u "OPEN:$src" "$tcp:$addr:$port" ||
-		fail "$label: sender socat failed or timed out"
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$rx_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$rx_pid" 2>/dev/null; then
-		kill "$rx_pid" 2>/dev/null || true
-		fail "$label: receiver did not finish 10 s after the sender"
-	fi
-	wait "$rx_pid" || fail "$label: receiver socat failed"
-	secs=$(calc "$(date +%s.%N) - $start")
+	sb_socat_send "$from" "$src" "$tcp:$addr:$port" "$rx_pid" "$label: "
+	secs=$SB_XFER_SECS
 	got=$(sha256sum "$dst" | cut -d' ' -f1)
 	info "$label: $size_mib MiB in $secs s ($(calc "$size_mib * 8 * 1.048576 / $secs") Mbit/s)," \
 		"sha256 $( [[ $got == "$want" ]] && echo match || echo MISMATCH)"
@@ -103,7 +92,7 @@ transfer() {
 
 # run_case NAME TYPE MTU QUEUES [EXC_FWD ARGS...]
 run_case() {
-	local name=$1 type=$2 mtu=$3 queues=$4 log out ns i payload
+	local name=$1 type=$2 mtu=$3 queues=$4 log out ns payload
 	shift 4
 	log=$SB_WORK/fwd-$name.log
 	IF_A=sb0
@@ -118,12 +107,8 @@ run_case() {
 		--log-level=lib.eal:notice -- --netns "$NS_A,$NS_B" --type "$type" --mtu "$mtu" \
 		--queues "$queues" --name "$IF_A,$IF_B" "$@" >"$log" 2>&1 &
 	FWD_PID=$!
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^ready' "$log" && break
-		kill -0 "$FWD_PID" 2>/dev/null || { cat "$log"; fail "$name: exc_fwd exited"; }
-		sleep 0.05
-	done
-	grep -q '^ready' "$log" || { cat "$log"; fail "$name: exc_fwd not ready"; }
+	sb_wait_log "$log" '^ready' "$FWD_PID" 200 0.05 "$name: exc_fwd exited" ||
+		grep -q '^ready' "$log" || { cat "$log"; fail "$name: exc_fwd not ready"; }
 	for ns in "$NS_A:$IF_A" "$NS_B:$IF_B"; do
 		[[ $(ip netns exec "${ns%:*}" cat "/sys/class/net/${ns#*:}/mtu") == "$mtu" ]] ||
 			fail "$name: ${ns#*:} in ${ns%:*} has mtu" \

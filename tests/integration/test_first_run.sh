@@ -67,12 +67,8 @@ ip netns add "$ns"
 ip -n "$ns" link set lo up
 (cd "$SB_REPO_ROOT" && exec ip netns exec "$ns" "${words[@]}") >"$log" 2>&1 </dev/null &
 seqbond_pid=$!
-for ((i = 0; i < 200; i++)); do
-	grep -q "console on $sock" "$log" && break
-	kill -0 "$seqbond_pid" 2>/dev/null || { cat "$log"; fail "seqbond exited at start"; }
-	sleep 0.1
-done
-((i < 200)) || { cat "$log"; fail "no console on $sock within 20 s"; }
+sb_wait_log "$log" "console on $sock" "$seqbond_pid" 200 0.1 "seqbond exited at start" ||
+	{ cat "$log"; fail "no console on $sock within 20 s"; }
 info "started over a stale socket file: $(grep -E '^seqbond: host' "$log")"
 
 # A second instance with the same name must stop at once, naming the socket, and leave the

@@ -13,7 +13,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 sb_require
-command -v sockperf >/dev/null || fail "missing tool 'sockperf' (run tools/install-deps)"
+sb_require_tools sockperf
 P50_MARGIN_US=400
 P99_MARGIN_US=1500
 ROUNDS=3

@@ -18,20 +18,9 @@ for port_mtu in 1500 9000; do
 		info "ports mtu $port_mtu: sb0 mtu on $h is $mtu"
 		[[ $mtu == "$want" ]] || fail "sb0 mtu on $h is $mtu, expected $want"
 	done
-	payload=$((want - 28)) # IPv4 header 20 + ICMP header 8
-	for pair in "a b" "b a"; do
-		read -r from to <<<"$pair"
-		out=$(sb_in "$from" ping -M "do" -s "$payload" -c 3 -i 0.2 -W 2 "$(sb_addr "$to")" 2>&1) ||
-			{ echo "$out"; fail "ping -M do -s $payload $from -> $to failed (sb0 mtu $want)"; }
-		info "ping -M do -s $payload $from -> $to: ok"
-	done
-	if out=$(sb_in a ping -M "do" -s $((payload + 1)) -c 1 -W 1 "$(sb_addr b)" 2>&1); then
-		echo "$out"
-		fail "ping -M do -s $((payload + 1)) passed over sb0 with mtu $want"
-	fi
-	grep -qi 'message too long' <<<"$out" ||
-		{ echo "$out"; fail "ping -s $((payload + 1)) failed, but not locally with 'message too long'"; }
-	info "ping -M do -s $((payload + 1)): refused locally: $(grep -i 'message too long' <<<"$out" | head -n 1)"
+	sb_pmtu_check "$want" " (sb0 mtu $want)"
+	info "ping -M do -s $((want - 28 + 1)): refused locally:" \
+		"$(grep -i 'message too long' <<<"$SB_PMTU_OUT" | head -n 1)"
 	sb_down
 done
 info "PASS"

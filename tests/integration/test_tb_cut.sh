@@ -44,6 +44,21 @@ rules_left() {
 	{ ip netns exec "$SB_NS-$1" nft list ruleset 2>/dev/null || true; } | grep -c 'comment "cut' || true
 }
 
+# dir_out_check PREFIX NOTE: a's port 0 cut in its out direction (`cut a 0 --dir out`): in 2 s
+# of tcpdump at each end, no frame from a0 reaches b0 and frames from b0 still reach a0; then
+# healed. Failures start with PREFIX; NOTE ends the second one's message.
+dir_out_check() {
+	tb cut a 0 --dir out
+	sleep 0.2
+	frames_seen b sbB0 "$A0" 2 >"$SB_WORK/ab" &
+	frames_seen a sbA0 "$B0" 2 >"$SB_WORK/ba"
+	wait
+	info "in 2 s: a0 -> b0 $(cat "$SB_WORK/ab") frames, b0 -> a0 $(cat "$SB_WORK/ba") frames"
+	(($(cat "$SB_WORK/ab") == 0)) || fail "${1}frames from a's port 0 still reach b"
+	(($(cat "$SB_WORK/ba") > 0)) || fail "${1}frames from b's port 0 no longer reach a$2"
+	tb heal a 0
+}
+
 # ---- switch topology
 sb_up --hosts 3 --links 2 --rate 100
 sb_ping_ok a b
@@ -83,15 +98,7 @@ info "after heal: $(cat "$SB_WORK/over") frames over 600 bytes from a0 at b0; 10
 (($(cat "$SB_WORK/over") > 0)) || fail "no frame over 600 bytes from a0 reached b0 after heal"
 
 info "cut a 0 --dir out: a's frames stop reaching b on switch 0, b's still reach a"
-tb cut a 0 --dir out
-sleep 0.2
-frames_seen b sbB0 "$A0" 2 >"$SB_WORK/ab" &
-frames_seen a sbA0 "$B0" 2 >"$SB_WORK/ba"
-wait
-info "in 2 s: a0 -> b0 $(cat "$SB_WORK/ab") frames, b0 -> a0 $(cat "$SB_WORK/ba") frames"
-(($(cat "$SB_WORK/ab") == 0)) || fail "frames from a's port 0 still reach b"
-(($(cat "$SB_WORK/ba") > 0)) || fail "frames from b's port 0 no longer reach a (only out was cut)"
-tb heal a 0
+dir_out_check "" " (only out was cut)"
 
 info "cut a 1 --to b: a <-> b stops on switch 1, a <-> c goes on"
 tb cut a 1 --to b
@@ -146,15 +153,7 @@ sb_down
 sb_up --links 2 --rate 100
 A0=$(mac a sbA0) B0=$(mac b sbB0)
 info "direct: cut a 0 --dir out"
-tb cut a 0 --dir out
-sleep 0.2
-frames_seen b sbB0 "$A0" 2 >"$SB_WORK/ab" &
-frames_seen a sbA0 "$B0" 2 >"$SB_WORK/ba"
-wait
-info "in 2 s: a0 -> b0 $(cat "$SB_WORK/ab") frames, b0 -> a0 $(cat "$SB_WORK/ba") frames"
-(($(cat "$SB_WORK/ab") == 0)) || fail "direct: frames from a's port 0 still reach b"
-(($(cat "$SB_WORK/ba") > 0)) || fail "direct: frames from b's port 0 no longer reach a"
-tb heal a 0
+dir_out_check "direct: " ""
 (($(rules_left a) == 0 && $(rules_left b) == 0)) || fail "direct: heal left rules"
 
 info "direct: cut a 0 and a 1 --over 600 --dir out"

@@ -14,6 +14,7 @@
 #include <rte_errno.h>
 
 #include "sb_reorder.h"
+#include "sb_reorder_test.h"
 #include "sb_seq.h"
 #include "sb_test.h"
 
@@ -30,6 +31,21 @@ count_free(void *obj, void *arg)
 	(*(unsigned int *)arg)++;
 }
 
+/*
+ * sb_reorder_create(@p conf); a failure is checked, "create WHAT WINDOW[TAIL]: ERRNO", and
+ * ends the test.
+ */
+static struct sb_reorder *
+create(const struct sb_reorder_conf *conf, const char *what, const char *tail)
+{
+	struct sb_reorder *r = sb_reorder_create(conf);
+
+	SB_CHECK(r != NULL, "create %s %u%s: %d", what, conf->window, tail, rte_errno);
+	if (r == NULL)
+		exit(1);
+	return r;
+}
+
 static struct sb_reorder *
 mk(uint32_t window, uint64_t timeout, uint32_t max_jump, enum sb_reorder_late_policy pol)
 {
@@ -39,21 +55,8 @@ mk(uint32_t window, uint64_t timeout, uint32_t max_jump, enum sb_reorder_late_po
 		.max_jump = max_jump,
 		.late_policy = pol,
 	};
-	struct sb_reorder *r = sb_reorder_create(&conf);
 
-	SB_CHECK(r != NULL, "create window %u failed: %d", window, rte_errno);
-	if (r == NULL)
-		exit(1);
-	return r;
-}
-
-static struct sb_reorder_stats
-stats(const struct sb_reorder *r)
-{
-	struct sb_reorder_stats st;
-
-	sb_reorder_stats_get(r, &st);
-	return st;
+	return create(&conf, "window", " failed");
 }
 
 /* Insert tok[seq] (seq < NTOK) and check it is held. */
@@ -64,6 +67,15 @@ put(struct sb_reorder *r, unsigned int path, uint32_t seq, uint64_t now)
 
 	SB_CHECK(v == SB_REORDER_HELD, "seq %u path %u: verdict %d", seq, path, v);
 }
+
+/*
+ * Insert @p obj as @p seq on @p path at @p now and check the verdict is @p want (a verdict
+ * constant); the message is printf's format and arguments, the verdict added last.
+ */
+#define VERDICT(r, path, seq, obj, now, want, ...) do { \
+	enum sb_reorder_verdict v = sb_reorder_insert(r, path, seq, obj, now); \
+	SB_CHECK(v == want, __VA_ARGS__, v); \
+} while (0)
 
 /*
  * A confirmed jump to @p seq (a window or more ahead): the first arrival is a stray, the
@@ -346,28 +358,25 @@ test_late_dup_range(void)
 {
 	struct sb_reorder *r = mk(16, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
 	struct sb_reorder_stats before, after;
-	enum sb_reorder_verdict v;
 
 	put(r, 0, 0, 0);
 	put(r, 0, 1, 0);
 	EXPECT(r, 0, 0, 1);
-	v = sb_reorder_insert(r, 0, 1, &tok[1], 0);
-	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "late verdict %d", v);
+	VERDICT(r, 0, 1, &tok[1], 0, SB_REORDER_LATE_DROPPED, "late verdict %d");
 	put(r, 0, 3, 0);
-	v = sb_reorder_insert(r, 1, 3, &tok[3], 0);
-	SB_CHECK(v == SB_REORDER_DUPLICATE, "duplicate verdict %d", v);
+	VERDICT(r, 1, 3, &tok[3], 0, SB_REORDER_DUPLICATE, "duplicate verdict %d");
 	after = stats(r);
 	SB_CHECK(after.late == 1 && after.duplicate == 1, "late %" PRIu64 " dup %" PRIu64,
 		after.late, after.duplicate);
 
 	/* Out of range: state unchanged. */
 	before = stats(r);
-	v = sb_reorder_insert(r, 0, 2 + (UINT32_C(1) << 30), &tok[9], 0);
-	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "max_jump ahead: verdict %d", v);
-	v = sb_reorder_insert(r, 0, 2 + (UINT32_C(1) << 31) - 1, &tok[9], 0);
-	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "half space ahead: verdict %d", v);
-	v = sb_reorder_insert(r, 0, 2 + (UINT32_C(1) << 31), &tok[9], 0);
-	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "exactly half space: verdict %d", v);
+	VERDICT(r, 0, 2 + (UINT32_C(1) << 30), &tok[9], 0, SB_REORDER_OUT_OF_RANGE,
+		"max_jump ahead: verdict %d");
+	VERDICT(r, 0, 2 + (UINT32_C(1) << 31) - 1, &tok[9], 0, SB_REORDER_OUT_OF_RANGE,
+		"half space ahead: verdict %d");
+	VERDICT(r, 0, 2 + (UINT32_C(1) << 31), &tok[9], 0, SB_REORDER_OUT_OF_RANGE,
+		"exactly half space: verdict %d");
 	after = stats(r);
 	SB_CHECK(after.out_of_range == before.out_of_range + 3, "out_of_range %" PRIu64,
 		after.out_of_range);
@@ -375,13 +384,11 @@ test_late_dup_range(void)
 	SB_CHECK(memcmp(&after, &before, sizeof(after)) == 0, "stats moved on out of range");
 	SB_CHECK(sb_reorder_next_seq(r) == 2, "next moved: %u", sb_reorder_next_seq(r));
 	/* Just under half space behind is late, not out of range. */
-	v = sb_reorder_insert(r, 0, 2 + (UINT32_C(1) << 31) + 1, &tok[9], 0);
-	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "far behind: verdict %d", v);
+	VERDICT(r, 0, 2 + (UINT32_C(1) << 31) + 1, &tok[9], 0, SB_REORDER_LATE_DROPPED,
+		"far behind: verdict %d");
 
-	v = sb_reorder_insert(r, SB_REORDER_MAX_PATHS, 2, &tok[2], 0);
-	SB_CHECK(v == SB_REORDER_BAD_PATH, "path 32: verdict %d", v);
-	v = sb_reorder_insert(r, 1000, 2, &tok[2], 0);
-	SB_CHECK(v == SB_REORDER_BAD_PATH, "path 1000: verdict %d", v);
+	VERDICT(r, SB_REORDER_MAX_PATHS, 2, &tok[2], 0, SB_REORDER_BAD_PATH, "path 32: verdict %d");
+	VERDICT(r, 1000, 2, &tok[2], 0, SB_REORDER_BAD_PATH, "path 1000: verdict %d");
 	SB_CHECK(stats(r).bad_path == 2, "bad_path %" PRIu64, stats(r).bad_path);
 
 	/* The window still works: 2 fills the gap. */
@@ -393,10 +400,8 @@ test_late_dup_range(void)
 	r = mk(16, BIG_TIMEOUT, 0, SB_REORDER_LATE_DELIVER);
 	put(r, 0, 5, 0);
 	EXPECT(r, 0, 5);
-	v = sb_reorder_insert(r, 0, 4, &tok[4], 0);
-	SB_CHECK(v == SB_REORDER_LATE_DELIVERED, "late deliver verdict %d", v);
-	v = sb_reorder_insert(r, 0, 5, &tok[5], 0);
-	SB_CHECK(v == SB_REORDER_LATE_DELIVERED, "late deliver verdict %d", v);
+	VERDICT(r, 0, 4, &tok[4], 0, SB_REORDER_LATE_DELIVERED, "late deliver verdict %d");
+	VERDICT(r, 0, 5, &tok[5], 0, SB_REORDER_LATE_DELIVERED, "late deliver verdict %d");
 	SB_CHECK(stats(r).late == 2, "late %" PRIu64, stats(r).late);
 	sb_reorder_free(r, NULL, NULL);
 
@@ -404,8 +409,7 @@ test_late_dup_range(void)
 	r = mk(16, BIG_TIMEOUT, 100, SB_REORDER_LATE_DROP);
 	put(r, 0, 0, 0);
 	EXPECT(r, 0, 0);
-	v = sb_reorder_insert(r, 0, 101, &tok[101], 0);
-	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "100 ahead: verdict %d", v);
+	VERDICT(r, 0, 101, &tok[101], 0, SB_REORDER_OUT_OF_RANGE, "100 ahead: verdict %d");
 	jump(r, 0, 100, 0);
 	/* next 1 -> 85 (100 - window + 1): 1..84 lost. */
 	SB_CHECK(stats(r).lost_slide == 84, "lost_slide %" PRIu64, stats(r).lost_slide);
@@ -489,7 +493,6 @@ test_slide(void)
 {
 	struct sb_reorder *r = mk(8, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
 	struct sb_reorder_stats st;
-	enum sb_reorder_verdict v;
 	unsigned int freed = 0;
 
 	put(r, 0, 0, 0);
@@ -506,13 +509,10 @@ test_slide(void)
 	SB_CHECK(st.hold_max == 6, "hold_max %" PRIu64, st.hold_max);
 	expect_drain(r, 7, 1, (const uint32_t[]){ 2 }, 1, __LINE__);
 	EXPECT(r, 7, 3, 5);
-	v = sb_reorder_insert(r, 0, 4, &tok[4], 8);
-	SB_CHECK(v == SB_REORDER_LATE_DROPPED, "slid-over seq: verdict %d", v);
+	VERDICT(r, 0, 4, &tok[4], 8, SB_REORDER_LATE_DROPPED, "slid-over seq: verdict %d");
 	/* Far slide: 112 from next 6 moves next to 105; 12 leaves; 6..104 except 12 lost. */
-	v = sb_reorder_insert(r, 0, 112, &tok[112], 9);
-	SB_CHECK(v == SB_REORDER_STRAY, "far slide, unconfirmed: verdict %d", v);
-	v = sb_reorder_insert(r, 0, 112, &tok[112], 9);
-	SB_CHECK(v == SB_REORDER_HELD, "far slide confirmed: verdict %d", v);
+	VERDICT(r, 0, 112, &tok[112], 9, SB_REORDER_STRAY, "far slide, unconfirmed: verdict %d");
+	VERDICT(r, 0, 112, &tok[112], 9, SB_REORDER_HELD, "far slide confirmed: verdict %d");
 	SB_CHECK(stats(r).lost_slide == 2 + 98, "lost_slide %" PRIu64, stats(r).lost_slide);
 	SB_CHECK(sb_reorder_next_seq(r) == 105, "next %u", sb_reorder_next_seq(r));
 	EXPECT(r, 9, 12);
@@ -535,10 +535,9 @@ test_slide(void)
 	jump(r, 0, 7, 0);	/* next 4; 1, 2, 3 queued; 0 lost */
 	put(r, 0, 5, 0);
 	put(r, 0, 6, 0);
-	v = sb_reorder_insert(r, 0, 11, &tok[11], 0);
-	SB_CHECK(v == SB_REORDER_STRAY, "11 unconfirmed: verdict %d", v);
-	v = sb_reorder_insert(r, 0, 11, &tok[11], 0);
-	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE, "slide over a full queue: verdict %d", v);
+	VERDICT(r, 0, 11, &tok[11], 0, SB_REORDER_STRAY, "11 unconfirmed: verdict %d");
+	VERDICT(r, 0, 11, &tok[11], 0, SB_REORDER_OUT_OF_RANGE,
+		"slide over a full queue: verdict %d");
 	st = stats(r);
 	SB_CHECK(st.lost_slide == 1 && st.occupancy == 6 && sb_reorder_next_seq(r) == 4,
 		"state changed: lost_slide %" PRIu64 " occupancy %u next %u", st.lost_slide,
@@ -563,7 +562,6 @@ test_stray(void)
 {
 	struct sb_reorder *r = mk(64, BIG_TIMEOUT, 0, SB_REORDER_LATE_DROP);
 	struct sb_reorder_stats st;
-	enum sb_reorder_verdict v;
 	uint32_t i;
 
 	sb_reorder_path_set_active(r, 0, true);
@@ -572,8 +570,7 @@ test_stray(void)
 		put(r, i & 1, i, 0);
 	EXPECT(r, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
 	/* A stray 100000 ahead, then the stream goes on: nothing moves. */
-	v = sb_reorder_insert(r, 0, 100010, &tok[0], 1);
-	SB_CHECK(v == SB_REORDER_STRAY, "stray verdict %d", v);
+	VERDICT(r, 0, 100010, &tok[0], 1, SB_REORDER_STRAY, "stray verdict %d");
 	for (i = 10; i < 20; i++)
 		put(r, i & 1, i, 1);
 	EXPECT(r, 1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);
@@ -582,18 +579,16 @@ test_stray(void)
 		"stray %" PRIu64 " slide %" PRIu64 " late %" PRIu64, st.stray, st.lost_slide,
 		st.late);
 	/* Two strays in a row but far apart (two unrelated bad frames): still nothing. */
-	v = sb_reorder_insert(r, 1, 5000, &tok[0], 2);
-	SB_CHECK(v == SB_REORDER_STRAY, "stray 1 verdict %d", v);
-	v = sb_reorder_insert(r, 0, 900000, &tok[0], 2);
-	SB_CHECK(v == SB_REORDER_STRAY, "stray 2 verdict %d", v);
+	VERDICT(r, 1, 5000, &tok[0], 2, SB_REORDER_STRAY, "stray 1 verdict %d");
+	VERDICT(r, 0, 900000, &tok[0], 2, SB_REORDER_STRAY, "stray 2 verdict %d");
 	put(r, 0, 20, 2);
 	EXPECT(r, 2, 20);
 	SB_CHECK(sb_reorder_next_seq(r) == 21 && stats(r).lost_slide == 0, "window unmoved");
 	/* A real jump (the sender's numbers moved on by more than the window): its first
 	 * frame is dropped, the second (here on the other path) confirms, and the frames
 	 * that follow ride on it. */
-	v = sb_reorder_insert(r, 0, 1000, &tok[1000 % NTOK], 3);
-	SB_CHECK(v == SB_REORDER_STRAY, "jump, first frame: verdict %d", v);
+	VERDICT(r, 0, 1000, &tok[1000 % NTOK], 3, SB_REORDER_STRAY,
+		"jump, first frame: verdict %d");
 	for (i = 1001; i < 1010; i++)
 		put(r, i & 1, i, 3);
 	SB_CHECK(sb_reorder_next_seq(r) == 1009 - 63, "window follows the jump: next %u",
@@ -652,12 +647,8 @@ mk_guarded(uint32_t window, uint32_t confirm, uint32_t (*bound)(void *, uint64_t
 		.window = window, .timeout = BIG_TIMEOUT, .late_policy = SB_REORDER_LATE_DROP,
 		.jump_confirm = confirm, .jump_bound = bound, .jump_bound_arg = arg,
 	};
-	struct sb_reorder *r = sb_reorder_create(&conf);
 
-	SB_CHECK(r != NULL, "create guarded window %u: %d", window, rte_errno);
-	if (r == NULL)
-		exit(1);
-	return r;
+	return create(&conf, "guarded window", "");
 }
 
 /*
@@ -695,7 +686,6 @@ test_forged_jump(void)
 {
 	struct sb_reorder *r;
 	struct sb_reorder_stats st;
-	enum sb_reorder_verdict v;
 	unsigned int got, i;
 
 	got = ping_through_forgery(0);
@@ -713,16 +703,14 @@ test_forged_jump(void)
 		put(r, i & 1, i, 0);
 	EXPECT(r, 0, 0, 1, 2, 3);
 	for (i = 0; i < 10; i++) {
-		v = sb_reorder_insert(r, 0, 5000 + i, &forged_tok[0], 1);
-		SB_CHECK(v == SB_REORDER_STRAY, "forged frame %u on one path: verdict %d", i, v);
+		VERDICT(r, 0, 5000 + i, &forged_tok[0], 1, SB_REORDER_STRAY,
+			"forged frame %u on one path: verdict %d", i);
 	}
 	SB_CHECK(sb_reorder_next_seq(r) == 4 && stats(r).lost_slide == 0, "window unmoved");
 	put(r, 0, 4, 2);
 	EXPECT(r, 2, 4);
-	v = sb_reorder_insert(r, 0, 200, &tok[200], 3);
-	SB_CHECK(v == SB_REORDER_STRAY, "honest jump, first frame: verdict %d", v);
-	v = sb_reorder_insert(r, 0, 201, &tok[201], 3);
-	SB_CHECK(v == SB_REORDER_STRAY, "honest jump, same path: verdict %d", v);
+	VERDICT(r, 0, 200, &tok[200], 3, SB_REORDER_STRAY, "honest jump, first frame: verdict %d");
+	VERDICT(r, 0, 201, &tok[201], 3, SB_REORDER_STRAY, "honest jump, same path: verdict %d");
 	put(r, 1, 202, 3);	/* the other path confirms */
 	put(r, 0, 203, 3);	/* and the followers ride on it */
 	SB_CHECK(sb_reorder_next_seq(r) == 203 - 63, "window follows the jump: next %u",
@@ -740,11 +728,10 @@ test_forged_jump(void)
 	put(r, 0, 0, 0);
 	EXPECT(r, 0, 0);
 	for (i = 0; i < 3; i++) {
-		v = sb_reorder_insert(r, 0, 100 + i, &tok[100 + i], 1);
-		SB_CHECK(v == SB_REORDER_STRAY, "single path, frame %u: verdict %d", i, v);
+		VERDICT(r, 0, 100 + i, &tok[100 + i], 1, SB_REORDER_STRAY,
+			"single path, frame %u: verdict %d", i);
 	}
-	v = sb_reorder_insert(r, 0, 102, &tok[102], 1);
-	SB_CHECK(v == SB_REORDER_STRAY, "a repeated number: verdict %d", v);
+	VERDICT(r, 0, 102, &tok[102], 1, SB_REORDER_STRAY, "a repeated number: verdict %d");
 	put(r, 0, 103, 1);
 	EXPECT(r, 1, 103);
 	put(r, 0, 104, 1);
@@ -801,8 +788,7 @@ test_jump_bound(void)
 	put(r, 0, 0, 100);
 	put(r, 1, 1, 100);
 	EXPECT(r, 100, 0, 1);
-	v = sb_reorder_insert(r, 0, 1000, &forged_tok[0], 101);
-	SB_CHECK(v == SB_REORDER_STRAY, "jump, first: verdict %d", v);
+	VERDICT(r, 0, 1000, &forged_tok[0], 101, SB_REORDER_STRAY, "jump, first: verdict %d");
 	v = sb_reorder_insert(r, 1, 1001, &forged_tok[1], 101);
 	SB_CHECK(v == SB_REORDER_OUT_OF_RANGE && bound_elapsed == 1,
 		"jump of 1000 one unit after the last in order: refused (%d, elapsed %" PRIu64
@@ -811,8 +797,8 @@ test_jump_bound(void)
 		stats(r).lost_slide == 0, "refused: counted, window unchanged");
 	put(r, 0, 2, 102);
 	EXPECT(r, 102, 2);
-	v = sb_reorder_insert(r, 0, 1000, &tok[1000 % NTOK], 302);
-	SB_CHECK(v == SB_REORDER_STRAY, "later jump, first: verdict %d", v);
+	VERDICT(r, 0, 1000, &tok[1000 % NTOK], 302, SB_REORDER_STRAY,
+		"later jump, first: verdict %d");
 	v = sb_reorder_insert(r, 1, 1001, &tok[1001 % NTOK], 302);
 	SB_CHECK(v == SB_REORDER_HELD && bound_elapsed == 200,
 		"jump of 1000 200 units after: taken (%d, elapsed %" PRIu64 ")", v, bound_elapsed);
@@ -824,14 +810,11 @@ test_jump_bound(void)
 
 static uint64_t rng;
 
+/* Reproducible per seed, no libc state (sb_test_rand()). */
 static uint32_t
 rnd(void)
 {
-	/* xorshift64*: reproducible per seed, no libc state. */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * UINT64_C(2685821657736338717)) >> 32);
+	return sb_test_rand(&rng);
 }
 
 enum mode { MODE_RULE, MODE_TIMEOUT, MODE_BOTH };

@@ -15,7 +15,7 @@
 #define N_FRAMES 100000
 #define MBPS UINT64_C(1000000)
 
-/* xorshift64*: a local generator so the sequence is the same under every libc. */
+/* The tests' xorshift64* (sb_test_rand()): the sequence is the same under every libc. */
 static uint64_t rng_state;
 
 static void
@@ -27,10 +27,7 @@ rng_seed(uint64_t seed)
 static uint32_t
 rng_next(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * UINT64_C(2685821657736338717)) >> 32);
+	return sb_test_rand(&rng_state);
 }
 
 /* Ethernet frame between minimum and full size. */
@@ -63,15 +60,38 @@ struct tally {
 	uint64_t bad;	/* picks that returned a path not eligible */
 };
 
+/* A scheduler under test, its view of the paths and what it sent. */
+struct bench {
+	struct sb_sched_view v;
+	struct sb_sched s;
+	struct tally t;
+};
+
 /*
- * Send @p n_frames frames through @p s. When @p pace is set, time advances by each frame's
- * length at @p pace bit/s (an offered load of @p pace), and a frame that finds every path
- * full waits for the next drain instead of being lost.
+ * Set up @p b: @p n paths at @p rate (view_setup()), an empty tally, the generator seeded
+ * with @p seed and @p ops started over the view (the start is checked).
  */
 static void
-run(struct sb_sched *s, struct sb_sched_view *v, unsigned int n_frames, uint32_t fixed_len,
-	uint64_t pace, struct tally *t)
+bench_start(struct bench *b, const struct sb_sched_ops *ops, const uint64_t *rate, unsigned int n,
+	uint64_t max_backlog, uint64_t seed)
 {
+	view_setup(&b->v, rate, n, max_backlog);
+	memset(&b->t, 0, sizeof(b->t));
+	rng_seed(seed);
+	SB_CHECK(sb_sched_init(&b->s, ops, &b->v) == 0, "%s init", ops->name);
+}
+
+/*
+ * Send @p n_frames frames through @p b's scheduler, counted in its tally. When @p pace is
+ * set, time advances by each frame's length at @p pace bit/s (an offered load of @p pace),
+ * and a frame that finds every path full waits for the next drain instead of being lost.
+ */
+static void
+run(struct bench *b, unsigned int n_frames, uint32_t fixed_len, uint64_t pace)
+{
+	struct sb_sched *s = &b->s;
+	struct sb_sched_view *v = &b->v;
+	struct tally *t = &b->t;
 	unsigned int f, tries;
 
 	for (f = 0; f < n_frames; f++) {
@@ -290,23 +310,18 @@ test_drr_shares(void)
 		{ "drr {1000,1} Mbit/s 9000 B", w4, 2, MBPS, 9000, 0.05 },
 	};
 	uint64_t rate[SB_SCHED_MAX_PATHS];
-	struct sb_sched_view v;
-	struct sb_sched s;
-	struct tally t;
+	struct bench b;
 	unsigned int c, i;
 
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		for (i = 0; i < cases[c].n; i++)
 			rate[i] = cases[c].w[i] * cases[c].unit;
-		view_setup(&v, rate, cases[c].n, 0);
-		memset(&t, 0, sizeof(t));
-		rng_seed(42 + c);
-		SB_CHECK(sb_sched_init(&s, &sb_sched_drr_ops, &v) == 0, "drr init");
-		run(&s, &v, N_FRAMES, cases[c].fixed_len, 0, &t);
-		SB_CHECK(t.again == 0 && t.bad == 0, "%s: %" PRIu64 " EAGAIN, %" PRIu64
-			" not eligible", cases[c].name, t.again, t.bad);
-		check_shares(cases[c].name, &t, cases[c].w, cases[c].n, cases[c].tol);
-		sb_sched_fini(&s);
+		bench_start(&b, &sb_sched_drr_ops, rate, cases[c].n, 0, 42 + c);
+		run(&b, N_FRAMES, cases[c].fixed_len, 0);
+		SB_CHECK(b.t.again == 0 && b.t.bad == 0, "%s: %" PRIu64 " EAGAIN, %" PRIu64
+			" not eligible", cases[c].name, b.t.again, b.t.bad);
+		check_shares(cases[c].name, &b.t, cases[c].w, cases[c].n, cases[c].tol);
+		sb_sched_fini(&b.s);
 	}
 }
 
@@ -320,31 +335,27 @@ test_drr_small_quanta(void)
 {
 	static const uint64_t rates[] = { 1000 * MBPS, 1 * MBPS, 2 * MBPS };
 	static const uint64_t w[] = { 0, 1, 2 };
-	struct sb_sched_view v;
-	struct sb_sched s;
-	struct tally t;
+	struct bench b;
 	unsigned int f;
 
-	view_setup(&v, rates, 3, 0);
-	v.path[0].usable = 0;
-	memset(&t, 0, sizeof(t));
-	rng_seed(5);
-	SB_CHECK(sb_sched_init(&s, &sb_sched_drr_ops, &v) == 0, "drr init");
+	bench_start(&b, &sb_sched_drr_ops, rates, 3, 0, 5);
+	/* DRR's quanta come from the rates alone: the path may go down after the start. */
+	b.v.path[0].usable = 0;
 	for (f = 0; f < N_FRAMES; f++) {
 		uint32_t len = 64 + rng_next() % (9018 - 64 + 1);	/* up to jumbo */
-		int p = sb_sched_pick(&s, &v, len);
+		int p = sb_sched_pick(&b.s, &b.v, len);
 
 		if (p < 0 || p > 2) {
-			t.again++;
+			b.t.again++;
 			continue;
 		}
-		t.bytes[p] += len;
-		t.frames[p]++;
+		b.t.bytes[p] += len;
+		b.t.frames[p]++;
 	}
-	SB_CHECK(t.again == 0 && t.frames[0] == 0, "small quanta: %" PRIu64 " failed picks",
-		t.again);
-	check_shares("drr {-,1,2} Mbit/s, 64..9018 B", &t, w, 3, 0.01);
-	sb_sched_fini(&s);
+	SB_CHECK(b.t.again == 0 && b.t.frames[0] == 0, "small quanta: %" PRIu64 " failed picks",
+		b.t.again);
+	check_shares("drr {-,1,2} Mbit/s, 64..9018 B", &b.t, w, 3, 0.01);
+	sb_sched_fini(&b.s);
 }
 
 /*
@@ -356,25 +367,22 @@ static void
 test_drr_return(void)
 {
 	static const uint64_t rates[] = { 100 * MBPS, 100 * MBPS };
-	struct sb_sched_view v;
-	struct sb_sched s;
+	struct bench b;
 	uint64_t burst = 0, longest = 0;
 	unsigned int f, on1 = 0;
 	int p;
 
-	view_setup(&v, rates, 2, 0);
-	rng_seed(9);
-	SB_CHECK(sb_sched_init(&s, &sb_sched_drr_ops, &v) == 0, "drr init");
+	bench_start(&b, &sb_sched_drr_ops, rates, 2, 0, 9);
 	for (f = 0; f < 1001; f++)	/* odd count: path 1 is likely holding credit */
-		sb_sched_pick(&s, &v, rng_len());
-	v.path[1].usable = 0;
+		sb_sched_pick(&b.s, &b.v, rng_len());
+	b.v.path[1].usable = 0;
 	for (f = 0; f < 1000; f++)
-		sb_sched_pick(&s, &v, rng_len());
-	v.path[1].usable = 1;
+		sb_sched_pick(&b.s, &b.v, rng_len());
+	b.v.path[1].usable = 1;
 	for (f = 0; f < 1000; f++) {
 		uint32_t len = rng_len();
 
-		p = sb_sched_pick(&s, &v, len);
+		p = sb_sched_pick(&b.s, &b.v, len);
 		if (p == 1) {
 			on1++;
 			burst += len;
@@ -385,7 +393,7 @@ test_drr_return(void)
 	}
 	SB_CHECK(longest <= 2 * 1514, "path 1 burst of %" PRIu64 " bytes after return", longest);
 	SB_CHECK(on1 > 400 && on1 < 600, "path 1 got %u of 1000 frames after return", on1);
-	sb_sched_fini(&s);
+	sb_sched_fini(&b.s);
 }
 
 /* DRR follows a rate change: the second half's shares match the new rates. */
@@ -394,22 +402,17 @@ test_drr_rate_change(void)
 {
 	static const uint64_t before[] = { 100 * MBPS, 100 * MBPS, 100 * MBPS };
 	static const uint64_t after[] = { 10, 30, 60 };
-	struct sb_sched_view v;
-	struct sb_sched s;
-	struct tally t;
+	struct bench b;
 	unsigned int i;
 
-	view_setup(&v, before, 3, 0);
-	rng_seed(7);
-	SB_CHECK(sb_sched_init(&s, &sb_sched_drr_ops, &v) == 0, "drr init");
-	memset(&t, 0, sizeof(t));
-	run(&s, &v, N_FRAMES / 2, 0, 0, &t);
+	bench_start(&b, &sb_sched_drr_ops, before, 3, 0, 7);
+	run(&b, N_FRAMES / 2, 0, 0);
 	for (i = 0; i < 3; i++)
-		v.path[i].rate_bps = after[i] * MBPS;
-	memset(&t, 0, sizeof(t));
-	run(&s, &v, N_FRAMES, 0, 0, &t);
-	check_shares("drr rates changed to {10,30,60}", &t, after, 3, 0.01);
-	sb_sched_fini(&s);
+		b.v.path[i].rate_bps = after[i] * MBPS;
+	memset(&b.t, 0, sizeof(b.t));
+	run(&b, N_FRAMES, 0, 0);
+	check_shares("drr rates changed to {10,30,60}", &b.t, after, 3, 0.01);
+	sb_sched_fini(&b.s);
 }
 
 /* EDPF under an offered load equal to the sum of the rates, paced by the backlog limit. */
@@ -430,9 +433,7 @@ test_edpf_shares(void)
 		{ "edpf {1,1,1,1} Gbit/s", w3, 4, 1000 * MBPS },
 	};
 	uint64_t rate[SB_SCHED_MAX_PATHS];
-	struct sb_sched_view v;
-	struct sb_sched s;
-	struct tally t;
+	struct bench b;
 	unsigned int c, i;
 
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -443,15 +444,13 @@ test_edpf_shares(void)
 			sum += rate[i];
 		}
 		/* A limit of 2 ms: a few full frames on the slowest path. */
-		view_setup(&v, rate, cases[c].n, 2000000);
-		memset(&t, 0, sizeof(t));
-		rng_seed(1000 + c);
-		SB_CHECK(sb_sched_init(&s, &sb_sched_edpf_ops, &v) == 0, "edpf init");
-		run(&s, &v, N_FRAMES, 0, sum, &t);
-		SB_CHECK(t.bad == 0, "%s: %" PRIu64 " picks not eligible", cases[c].name, t.bad);
-		check_shares(cases[c].name, &t, cases[c].w, cases[c].n, 0.01);
-		printf("%-34s %" PRIu64 " waits for a drain\n", cases[c].name, t.again);
-		sb_sched_fini(&s);
+		bench_start(&b, &sb_sched_edpf_ops, rate, cases[c].n, 2000000, 1000 + c);
+		run(&b, N_FRAMES, 0, sum);
+		SB_CHECK(b.t.bad == 0, "%s: %" PRIu64 " picks not eligible", cases[c].name,
+			b.t.bad);
+		check_shares(cases[c].name, &b.t, cases[c].w, cases[c].n, 0.01);
+		printf("%-34s %" PRIu64 " waits for a drain\n", cases[c].name, b.t.again);
+		sb_sched_fini(&b.s);
 	}
 }
 
@@ -509,25 +508,20 @@ test_rr_counts(void)
 {
 	static const uint64_t rates[] = { 100 * MBPS, 10 * MBPS, 1000 * MBPS, 0, 50 * MBPS };
 	uint64_t lo = UINT64_MAX, hi = 0;
-	struct sb_sched_view v;
-	struct sb_sched s;
-	struct tally t;
+	struct bench b;
 	unsigned int i;
 
-	view_setup(&v, rates, 5, 0);
-	memset(&t, 0, sizeof(t));
-	rng_seed(3);
-	SB_CHECK(sb_sched_init(&s, &sb_sched_rr_ops, &v) == 0, "rr init");
-	run(&s, &v, N_FRAMES + 3, 0, 0, &t);
+	bench_start(&b, &sb_sched_rr_ops, rates, 5, 0, 3);
+	run(&b, N_FRAMES + 3, 0, 0);
 	printf("%-34s frames", "rr 5 paths");
 	for (i = 0; i < 5; i++) {
-		printf(" %" PRIu64, t.frames[i]);
-		lo = t.frames[i] < lo ? t.frames[i] : lo;
-		hi = t.frames[i] > hi ? t.frames[i] : hi;
+		printf(" %" PRIu64, b.t.frames[i]);
+		lo = b.t.frames[i] < lo ? b.t.frames[i] : lo;
+		hi = b.t.frames[i] > hi ? b.t.frames[i] : hi;
 	}
 	printf("\n");
-	SB_CHECK(hi - lo <= 1 && t.bad == 0, "rr frame counts %" PRIu64 "..%" PRIu64, lo, hi);
-	sb_sched_fini(&s);
+	SB_CHECK(hi - lo <= 1 && b.t.bad == 0, "rr frame counts %" PRIu64 "..%" PRIu64, lo, hi);
+	sb_sched_fini(&b.s);
 }
 
 /*
@@ -541,9 +535,7 @@ test_usability(void)
 	static const uint64_t w_left[] = { 100, 0, 50, 25 };
 	uint64_t sum = 100 * MBPS + 100 * MBPS + 50 * MBPS + 25 * MBPS;
 	const struct sb_sched_ops *ops;
-	struct sb_sched_view v;
-	struct sb_sched s;
-	struct tally t;
+	struct bench bn;
 	unsigned int i, p;
 
 	for (i = 0; (ops = sb_sched_get(i)) != NULL; i++) {
@@ -551,59 +543,58 @@ test_usability(void)
 		int a, b;
 
 		/* Path 2 down from the start. */
-		view_setup(&v, rates, 4, 0);
-		v.path[2].usable = 0;
-		memset(&t, 0, sizeof(t));
+		view_setup(&bn.v, rates, 4, 0);
+		bn.v.path[2].usable = 0;
+		memset(&bn.t, 0, sizeof(bn.t));
 		rng_seed(11);
-		SB_CHECK(sb_sched_init(&s, ops, &v) == 0, "%s init", ops->name);
-		run(&s, &v, 10000, 0, 0, &t);
-		SB_CHECK(t.frames[2] == 0 && t.bad == 0, "%s: unusable path got %" PRIu64 " frames",
-			ops->name, t.frames[2]);
+		SB_CHECK(sb_sched_init(&bn.s, ops, &bn.v) == 0, "%s init", ops->name);
+		run(&bn, 10000, 0, 0);
+		SB_CHECK(bn.t.frames[2] == 0 && bn.t.bad == 0, "%s: unusable path got %" PRIu64
+			" frames", ops->name, bn.t.frames[2]);
 		for (p = 0; p < 4; p++)
-			SB_CHECK(p == 2 || t.frames[p] > 0, "%s: path %u idle", ops->name, p);
-		sb_sched_fini(&s);
+			SB_CHECK(p == 2 || bn.t.frames[p] > 0, "%s: path %u idle", ops->name, p);
+		sb_sched_fini(&bn.s);
 
 		/* Path 1 lost half way: from then on it gets nothing and the rest carry all. */
-		view_setup(&v, rates, 4, 2000000);
-		rng_seed(12);
-		SB_CHECK(sb_sched_init(&s, ops, &v) == 0, "%s init", ops->name);
-		memset(&t, 0, sizeof(t));
-		run(&s, &v, N_FRAMES / 2, 0, sum, &t);
-		SB_CHECK(t.frames[1] > 0, "%s: path 1 idle before loss", ops->name);
-		v.path[1].usable = 0;
-		memset(&t, 0, sizeof(t));
-		run(&s, &v, N_FRAMES / 2, 0, sum - rates[1], &t);
-		SB_CHECK(t.frames[1] == 0 && t.bad == 0, "%s: lost path got %" PRIu64 " frames",
-			ops->name, t.frames[1]);
-		SB_CHECK(t.frames[0] + t.frames[2] + t.frames[3] == N_FRAMES / 2,
+		bench_start(&bn, ops, rates, 4, 2000000, 12);
+		run(&bn, N_FRAMES / 2, 0, sum);
+		SB_CHECK(bn.t.frames[1] > 0, "%s: path 1 idle before loss", ops->name);
+		bn.v.path[1].usable = 0;
+		memset(&bn.t, 0, sizeof(bn.t));
+		run(&bn, N_FRAMES / 2, 0, sum - rates[1]);
+		SB_CHECK(bn.t.frames[1] == 0 && bn.t.bad == 0, "%s: lost path got %" PRIu64
+			" frames", ops->name, bn.t.frames[1]);
+		SB_CHECK(bn.t.frames[0] + bn.t.frames[2] + bn.t.frames[3] == N_FRAMES / 2,
 			"%s: frames lost after the path went down", ops->name);
 		if (ops != &sb_sched_rr_ops) {
 			snprintf(what, sizeof(what), "%s after path 1 lost", ops->name);
-			check_shares(what, &t, w_left, 4, 0.01);
+			check_shares(what, &bn.t, w_left, 4, 0.01);
 		}
-		sb_sched_fini(&s);
+		sb_sched_fini(&bn.s);
 
 		/* All full: 1500 B take 120 us at 100M, over a 100 us limit after one frame. */
-		view_setup(&v, rates, 2, 100000);
-		SB_CHECK(sb_sched_init(&s, ops, &v) == 0, "%s init", ops->name);
-		a = sb_sched_pick(&s, &v, 1500);
+		view_setup(&bn.v, rates, 2, 100000);
+		SB_CHECK(sb_sched_init(&bn.s, ops, &bn.v) == 0, "%s init", ops->name);
+		a = sb_sched_pick(&bn.s, &bn.v, 1500);
 		if (a >= 0)
-			sb_sched_charge(&v, (unsigned int)a, 1500);
-		b = sb_sched_pick(&s, &v, 1500);
+			sb_sched_charge(&bn.v, (unsigned int)a, 1500);
+		b = sb_sched_pick(&bn.s, &bn.v, 1500);
 		if (b >= 0)
-			sb_sched_charge(&v, (unsigned int)b, 1500);
+			sb_sched_charge(&bn.v, (unsigned int)b, 1500);
 		SB_CHECK(a >= 0 && b >= 0 && a != b, "%s: one frame per path (%d, %d)", ops->name,
 			a, b);
-		SB_CHECK(sb_sched_eligible(&v) == 0, "%s: all full", ops->name);
-		SB_CHECK(sb_sched_pick(&s, &v, 64) == -EAGAIN, "%s: full gives EAGAIN", ops->name);
-		v.now_ns += 19999;	/* backlog 100001 ns on both queues: still full */
-		SB_CHECK(sb_sched_pick(&s, &v, 64) == -EAGAIN, "%s: still full", ops->name);
-		v.now_ns += 1;
-		SB_CHECK(sb_sched_pick(&s, &v, 64) >= 0, "%s: eligible once drained", ops->name);
-		v.now_ns += 120000;
-		SB_CHECK(sb_sched_eligible(&v) == 0x3, "%s: both eligible after drain",
+		SB_CHECK(sb_sched_eligible(&bn.v) == 0, "%s: all full", ops->name);
+		SB_CHECK(sb_sched_pick(&bn.s, &bn.v, 64) == -EAGAIN, "%s: full gives EAGAIN",
 			ops->name);
-		sb_sched_fini(&s);
+		bn.v.now_ns += 19999;	/* backlog 100001 ns on both queues: still full */
+		SB_CHECK(sb_sched_pick(&bn.s, &bn.v, 64) == -EAGAIN, "%s: still full", ops->name);
+		bn.v.now_ns += 1;
+		SB_CHECK(sb_sched_pick(&bn.s, &bn.v, 64) >= 0, "%s: eligible once drained",
+			ops->name);
+		bn.v.now_ns += 120000;
+		SB_CHECK(sb_sched_eligible(&bn.v) == 0x3, "%s: both eligible after drain",
+			ops->name);
+		sb_sched_fini(&bn.s);
 	}
 }
 

@@ -17,6 +17,7 @@
 #include <rte_errno.h>
 
 #include "sb_reorder.h"
+#include "sb_reorder_test.h"
 #include "sb_seq.h"
 #include "sb_test.h"
 
@@ -37,15 +38,6 @@ mk(uint32_t window, uint64_t timeout, enum sb_reorder_late_policy pol)
 		exit(1);
 	}
 	return r;
-}
-
-static struct sb_reorder_stats
-stats(const struct sb_reorder *r)
-{
-	struct sb_reorder_stats st;
-
-	sb_reorder_stats_get(r, &st);
-	return st;
 }
 
 static void *
@@ -88,10 +80,7 @@ static uint64_t rng;
 static uint32_t
 rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * UINT64_C(2685821657736338717)) >> 32);
+	return sb_test_rand(&rng);
 }
 
 struct arrival {

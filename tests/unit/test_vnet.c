@@ -22,6 +22,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "sb_csum_ref.h"
 #include "sb_test.h"
 #include "sb_vnet.h"
 
@@ -34,27 +35,7 @@ static struct rte_mempool *mp, *small_mp, *hdr_pool, *ind_pool;
 static uint32_t chain_cap = UINT32_MAX;
 static uint8_t frame_buf[70000];
 
-/* ---- independent checksums (RFC 1071), over a linear copy ---- */
-
-static uint32_t
-sum16(const uint8_t *p, size_t len, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
+/* ---- independent checksums (RFC 1071, sb_csum_ref.h), over a linear copy ---- */
 
 /* Frame facts for checks. */
 struct parsed {
