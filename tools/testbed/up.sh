@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# seqbond-testbed `up` and `down`.
+# seqbond-testbed `up` (its steps) and `down`.
 # Sourced by tools/seqbond-testbed, after it has set PROG, NS, STATE, SEQBOND_BIN and the
 # constants.
 
@@ -16,10 +16,17 @@ up_failed() {
 	exit 1
 }
 
-cmd_up() {
-	local k
-	up_parse "$@"
-	up_check_options
+# The steps of `up`, in the order cmd_up takes them. They share the options (UP_*, from
+# options.sh) and what the steps derive: UP_EMU (some link has delay, jitter or loss),
+# UP_KEYFILE, UP_DEADLINE (SECONDS value by which sb0 and the paths must be up), UP_WANT[k]
+# (paths host k must see) and UP_TOTAL.
+UP_EMU=0 UP_KEYFILE="" UP_DEADLINE=0 UP_TOTAL=0
+UP_WANT=()
+
+# up_prepare: what `up` needs before it touches anything: root, the binary, the timeout
+# (default 20 s, 1 s more per host above 8), linkemu if a link has delay, jitter or loss.
+up_prepare() {
+	local s
 	need_root
 	[[ -x $SEQBOND_BIN ]] || die "seqbond binary not found at $SEQBOND_BIN (build it, or set SEQBOND_BIN)"
 	if [[ -z $UP_TIMEOUT ]]; then
@@ -27,15 +34,16 @@ cmd_up() {
 		((UP_HOSTS <= 8)) || UP_TIMEOUT=$((20 + UP_HOSTS - 8))
 	fi
 	is_uint "$UP_TIMEOUT" || die "up: --timeout must be whole seconds"
-	local emu_needed=0 s
+	UP_EMU=0
 	for ((s = 0; s < UP_SWITCHES; s++)); do
 		[[ ${UP_DELAYS[s]} =~ ^0*(\.0*)?$ && ${UP_JITTERS[s]} =~ ^0*(\.0*)?$ &&
-			${UP_LOSSES[s]} =~ ^0*(\.0*)?$ ]] || emu_needed=1
+			${UP_LOSSES[s]} =~ ^0*(\.0*)?$ ]] || UP_EMU=1
 	done
-	((emu_needed == 0)) || find_linkemu
+	((UP_EMU == 0)) || find_linkemu
+}
 
-	local t0
-	t0=$(now_s)
+# up_write_state: the testbed that was there goes; the new one's state file.
+up_write_state() {
 	# up replaces whatever testbed was there.
 	cmd_down >/dev/null 2>&1 || true
 	mkdir -p "$STATE"
@@ -59,8 +67,11 @@ cmd_up() {
 		echo "key=$( ((UP_KEY)) && echo on || echo off)"
 	} >"$STATE/testbed.env"
 	load_topology
+}
 
-	local x i rsum
+# up_plumb: the namespaces, the links of the topology, their delay lines.
+up_plumb() {
+	local k s i dus jus
 	for ((k = 1; k <= UP_HOSTS; k++)); do
 		new_ns "$NS-$(host_letter "$k")"
 	done
@@ -70,36 +81,38 @@ cmd_up() {
 		plumb_switch
 	fi
 	# Delay lines of `--delay/--jitter/--loss`: every host port's outgoing direction.
-	if ((emu_needed)); then
-		for ((s = 0; s < UP_SWITCHES; s++)); do
-			local dus jus
-			dus=$(ms_to_us "${UP_DELAYS[s]}")
-			jus=$(ms_to_us "${UP_JITTERS[s]}")
-			[[ $dus == 0 && $jus == 0 ]] && awk -v l="${UP_LOSSES[s]}" 'BEGIN { exit !(l == 0) }' &&
-				continue
-			for ((k = 1; k <= UP_HOSTS; k++)); do
-				for i in $(port_list_on_switch "$k" "$s"); do
-					shape_dir "$k" "$i" out "${UP_RATES[s]}" "$dus" "$jus" "${UP_LOSSES[s]}"
-				done
+	((UP_EMU)) || return 0
+	for ((s = 0; s < UP_SWITCHES; s++)); do
+		dus=$(ms_to_us "${UP_DELAYS[s]}")
+		jus=$(ms_to_us "${UP_JITTERS[s]}")
+		[[ $dus == 0 && $jus == 0 ]] && awk -v l="${UP_LOSSES[s]}" 'BEGIN { exit !(l == 0) }' &&
+			continue
+		for ((k = 1; k <= UP_HOSTS; k++)); do
+			for i in $(port_list_on_switch "$k" "$s"); do
+				shape_dir "$k" "$i" out "${UP_RATES[s]}" "$dus" "$jus" "${UP_LOSSES[s]}"
 			done
 		done
-	fi
-	local t_plumb
-	t_plumb=$(elapsed "$t0")
+	done
+}
 
-	# The cluster key of this testbed: new for every `up`, private to root.
-	local keyfile=""
-	if ((UP_KEY)); then
-		keyfile=$STATE/cluster.key
-		(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$keyfile" &&
-			echo >>"$keyfile") || die "up: cannot write the cluster key $keyfile"
-	fi
-	# Start seqbond on every host.
+# up_make_key: the cluster key of this testbed (UP_KEYFILE): new for every `up`, private to
+# root; none with --no-key.
+up_make_key() {
+	UP_KEYFILE=""
+	((UP_KEY)) || return 0
+	UP_KEYFILE=$STATE/cluster.key
+	(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$UP_KEYFILE" &&
+		echo >>"$UP_KEYFILE") || die "up: cannot write the cluster key $UP_KEYFILE"
+}
+
+# up_start_hosts: each host's config and command line, and its seqbond started.
+up_start_hosts() {
+	local k x i rsum
 	((UP_HUGE)) && ensure_hugepages "$UP_HOSTS"
 	for ((k = 1; k <= UP_HOSTS; k++)); do
 		x=$(host_letter "$k")
 		write_config "$k" "$UP_HOSTS" "${UP_PORTS[k]}" "$UP_SWITCHES" "$UP_MTU" "$UP_SCHED" "$UP_EXC" "$UP_PTYPE" \
-			"$keyfile" "${UP_RATES[@]}" >"$STATE/$x.ini"
+			"$UP_KEYFILE" "${UP_RATES[@]}" >"$STATE/$x.ini"
 		rsum=0
 		for ((i = 0; i < UP_PORTS[k]; i++)); do
 			rsum=$((rsum + ${UP_RATES[i % UP_SWITCHES]%.*}))
@@ -107,22 +120,26 @@ cmd_up() {
 		save_seqbond_cmd "$k" "$UP_HUGE" "${UP_MEM:-$(eal_mem_mb "${UP_PORTS[k]}" "$UP_MTU" "$rsum")}"
 		start_seqbond "$k"
 	done
+}
 
-	# sb0 appears when seqbond has created its exception path: address it and bring it up.
-	local deadline=$((SECONDS + UP_TIMEOUT)) ok n
+# up_wait_sb0: sb0 appears when seqbond has created its exception path: address it and bring
+# it up.
+up_wait_sb0() {
+	local k
 	for ((k = 1; k <= UP_HOSTS; k++)); do
-		wait_sb0 "$k" "$deadline" up_failed
+		wait_sb0 "$k" "$UP_DEADLINE" up_failed
 		sb0_address_v4 "$k"
 	done
-	local t_sb0
-	t_sb0=$(elapsed "$t0")
+}
 
-	# Every host must see every path: each (own port, peer port) pair on a shared switch.
-	local -a want
-	local total=0
+# up_wait_paths: every host must see every path: each (own port, peer port) pair on a shared
+# switch.
+up_wait_paths() {
+	local k x n ok missing
+	UP_WANT=() UP_TOTAL=0
 	for ((k = 1; k <= UP_HOSTS; k++)); do
-		want[k]=$(expected_paths "$k")
-		total=$((total + want[k]))
+		UP_WANT[k]=$(expected_paths "$k")
+		UP_TOTAL=$((UP_TOTAL + UP_WANT[k]))
 	done
 	while :; do
 		ok=1
@@ -130,49 +147,73 @@ cmd_up() {
 			x=$(host_letter "$k")
 			pid_is_seqbond "$(cat "$STATE/$x.pid")" || up_failed "seqbond on host $x exited"
 			n=$(count_paths_now "$STATE/$x.log")
-			((n >= want[k])) || ok=0
+			((n >= UP_WANT[k])) || ok=0
 		done
 		((ok)) && break
-		if ((SECONDS >= deadline)); then
-			local missing=""
+		if ((SECONDS >= UP_DEADLINE)); then
+			missing=""
 			for ((k = 1; k <= UP_HOSTS; k++)); do
 				x=$(host_letter "$k")
 				n=$(count_paths_now "$STATE/$x.log")
-				((n >= want[k])) || missing+=" $x:$n/${want[k]}"
+				((n >= UP_WANT[k])) || missing+=" $x:$n/${UP_WANT[k]}"
 			done
 			up_failed "not all paths came up within ${UP_TIMEOUT}s (host:seen/expected$missing)"
 		fi
 		sleep 0.2
 	done
-	local t_paths
-	t_paths=$(elapsed "$t0")
+}
 
-	# IPv6 on sb0 once the paths are up, so that duplicate address detection really asks
-	# every peer; up returns when DAD is over on every host.
+# up_enable_v6: IPv6 on sb0 once the paths are up, so that duplicate address detection really
+# asks every peer; up returns when DAD is over on every host.
+up_enable_v6() {
+	local k
 	for ((k = 1; k <= UP_HOSTS; k++)); do
 		sb0_enable_v6 "$k"
 	done
 	wait_dad "$((SECONDS + UP_TIMEOUT))" up_failed $(seq "$UP_HOSTS")
+}
 
-	local desc want_desc
+# up_summary T0 T_PLUMB T_SB0 T_PATHS: the line `up` ends with.
+up_summary() {
+	local t0=$1 t_plumb=$2 t_sb0=$3 t_paths=$4 desc want_desc
 	if [[ $UP_TOPO == direct ]]; then
 		desc="$UP_LINKS links (${UP_RATES[*]} Mbit/s)"
-		want_desc="${want[1]} paths up per host"
+		want_desc="${UP_WANT[1]} paths up per host"
 	else
 		desc="$UP_SWITCHES switches (${UP_RATES[*]} Mbit/s), ports ${UP_PORTS[*]}"
 		if [[ -z $UP_PORTS_ARG ]]; then
 			desc="$UP_LINKS links, $desc"
-			want_desc="${want[1]} paths up per host"
+			want_desc="${UP_WANT[1]} paths up per host"
 		else
-			want_desc="$total paths up in all (per host: ${want[*]:1})"
+			want_desc="$UP_TOTAL paths up in all (per host: ${UP_WANT[*]:1})"
 		fi
 	fi
 	[[ -z $UP_PRESET ]] || desc="preset $UP_PRESET (gateway q), $desc"
-	((emu_needed == 0)) || desc+=", delay ${UP_DELAYS[*]} ms, jitter ${UP_JITTERS[*]} ms, loss ${UP_LOSSES[*]} %"
+	((UP_EMU == 0)) || desc+=", delay ${UP_DELAYS[*]} ms, jitter ${UP_JITTERS[*]} ms, loss ${UP_LOSSES[*]} %"
 	note "up: $UP_HOSTS hosts, $desc, mtu $UP_MTU, scheduler $UP_SCHED, exception $UP_EXC," \
 		"$( ((UP_KEY)) && echo "cluster key $STATE/cluster.key" || echo "no cluster key");" \
 		"$want_desc; sb0 = $SUBNET.1..$SUBNET.$UP_HOSTS, $SUBNET6:1..$SUBNET6:$UP_HOSTS;" \
 		"ready in $(elapsed "$t0") s (links ${t_plumb} s, sb0 ${t_sb0} s, paths ${t_paths} s)"
+}
+
+cmd_up() {
+	local t0 t_plumb t_sb0 t_paths
+	up_parse "$@"
+	up_check_options
+	up_prepare
+	t0=$(now_s)
+	up_write_state
+	up_plumb
+	t_plumb=$(elapsed "$t0")
+	up_make_key
+	up_start_hosts
+	UP_DEADLINE=$((SECONDS + UP_TIMEOUT))
+	up_wait_sb0
+	t_sb0=$(elapsed "$t0")
+	up_wait_paths
+	t_paths=$(elapsed "$t0")
+	up_enable_v6
+	up_summary "$t0" "$t_plumb" "$t_sb0" "$t_paths"
 }
 
 cmd_down() {
