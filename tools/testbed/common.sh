@@ -21,10 +21,7 @@ host_upper() { local l=${LETTERS:$(($1 - 1)):1}; echo "${l^^}"; }
 
 # host_index LETTER -> 1, 2, ...
 host_index() {
-	local l=$1 rest
-	[[ $l =~ ^[a-z]$ ]] || die "bad host '$l' (expected a letter: a, b, ...)"
-	rest=${LETTERS%%"$l"*}
-	echo $((${#rest} + 1))
+	tb_host_index "$1" || die "bad host '$1' (expected a letter: a, b, ...)"
 }
 
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
