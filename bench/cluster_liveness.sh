@@ -16,8 +16,10 @@ LABEL=${1:?usage: bench/cluster_liveness.sh LABEL [BINARY] [SECONDS]}
 BIN=${2:-$REPO/build/app/seqbond}
 SECS=${3:-20}
 TB=$REPO/tools/seqbond-testbed
-STATE=${SEQBOND_TESTBED_DIR:-/run/seqbond-testbed}
+# shellcheck source-path=SCRIPTDIR source=../tools/testbed/names.sh
+. "$REPO/tools/testbed/names.sh"
 NS=${SEQBOND_TESTBED_NAME:-sb}
+tb_state_dir "$NS" STATE
 TMP=$(mktemp -d /tmp/sb-live.XXXXXX)
 cleanup() {
 	pkill -f "iperf3 -s -D -p 52[0-9][0-9]" 2>/dev/null || true

@@ -24,8 +24,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 export SEQBOND_TESTBED_NAME=${SEQBOND_TESTBED_NAME:-ex}
 TB="$REPO/tools/seqbond-testbed"
-STATE=/run/seqbond-testbed-$SEQBOND_TESTBED_NAME
-[[ $SEQBOND_TESTBED_NAME != sb ]] || STATE=/run/seqbond-testbed
+# shellcheck source-path=SCRIPTDIR source=../tools/testbed/names.sh
+. "$REPO/tools/testbed/names.sh"
+tb_state_dir "$SEQBOND_TESTBED_NAME" STATE
 
 TYPES="tap tap-vnet" LINKS=4 RATE=10000 MTU=1500 T=10 BIDIR=0 REPS=1 PERF="" EXTRA=""
 PTYPES=af_packet

@@ -22,7 +22,9 @@ REPO=$(cd "$HERE/.." && pwd)
 TB=$REPO/tools/seqbond-testbed
 export SEQBOND_TESTBED_NAME=${SEQBOND_TESTBED_NAME:-bn}
 NS=$SEQBOND_TESTBED_NAME
-STATE=/run/seqbond-testbed-$NS
+# shellcheck source-path=SCRIPTDIR source=../tools/testbed/names.sh
+. "$REPO/tools/testbed/names.sh"
+tb_state_dir "$NS" STATE
 LIB="/usr/bin/python3 $HERE/benchlib.py"
 TMP=$(mktemp -d /tmp/bn-bench.XXXXXX)
 TPMD_PIDS=()

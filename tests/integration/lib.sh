@@ -28,18 +28,20 @@ fi
 SB_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SB_REPO_ROOT=$(cd "$SB_LIB_DIR/../.." && pwd)
 SB_TB=$SB_REPO_ROOT/tools/seqbond-testbed
+# The testbed's names (state directory, host letters, sb0's addresses), from the testbed.
+# shellcheck source-path=SCRIPTDIR source=../../tools/testbed/names.sh
+. "$SB_REPO_ROOT/tools/testbed/names.sh"
 export SEQBOND_BIN=${SEQBOND_BIN:-$SB_REPO_ROOT/build/app/seqbond}
 # Same naming as tools/seqbond-testbed: SEQBOND_TESTBED_NAME (default sb) prefixes the
 # namespaces (sb-a, sb-b, ...) and names the state directory.
 SB_NS=${SEQBOND_TESTBED_NAME:-sb}
-if [[ $SB_NS == sb ]]; then
-	export SEQBOND_TESTBED_DIR=${SEQBOND_TESTBED_DIR:-/run/seqbond-testbed}
-else
-	export SEQBOND_TESTBED_DIR=${SEQBOND_TESTBED_DIR:-/run/seqbond-testbed-$SB_NS}
-fi
+tb_state_dir "$SB_NS" SEQBOND_TESTBED_DIR
+export SEQBOND_TESTBED_DIR
 SB_TEST=$(basename "$0" .sh)
-SB_SUBNET=10.99.0
-SB_SUBNET6=fd99:
+# shellcheck disable=SC2034 # for the tests
+SB_SUBNET=$TB_SUBNET
+# shellcheck disable=SC2034 # for the tests
+SB_SUBNET6=$TB_SUBNET6
 SB_WORK=""
 SB_TB_USED=0
 
@@ -158,19 +160,11 @@ sb_down() {
 }
 
 # sb_addr HOST: sb0 address of host a, b, ...
-sb_addr() {
-	local l=$1 letters=abcdefghijklmnopqrstuvwxyz rest
-	rest=${letters%%"$l"*}
-	echo "$SB_SUBNET.$((${#rest} + 1))"
-}
+sb_addr() { tb_addr "$1"; }
 
 # sb_addr6 HOST: sb0 IPv6 address of host a, b, ... (fd99::1, fd99::2, ...; the testbed gives
 # it after every path is up and `up` returns once DAD is done).
-sb_addr6() {
-	local l=$1 letters=abcdefghijklmnopqrstuvwxyz rest
-	rest=${letters%%"$l"*}
-	echo "$SB_SUBNET6:$((${#rest} + 1))"
-}
+sb_addr6() { tb_addr6 "$1"; }
 
 # sb_in HOST CMD...: run CMD in HOST's namespace.
 sb_in() {
