@@ -81,6 +81,12 @@ state_get() {
 	sed -n "s/^$key=//p" "$STATE/testbed.env"
 }
 
+# no_memif VERB: VERB acts on the veth links, which a memif testbed has none of.
+no_memif() {
+	[[ $(state_get port_type) != memif ]] ||
+		die "$1: the links are memif pairs (up --port-type memif): no kernel link to act on"
+}
+
 # pid_is_seqbond PID: the process exists and still is the seqbond we started.
 pid_is_seqbond() {
 	local pid=$1 exe

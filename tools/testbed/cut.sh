@@ -68,6 +68,7 @@ nft_tidy() {
 }
 
 cmd_cut() {
+	no_memif cut
 	(($# >= 2)) || die "usage: cut HOST IDX [--to PEER] [--dir out|in|both] [--over BYTES] [--loss PCT]"
 	local h=$1 idx=$2 to="" dir=both over="" loss=""
 	shift 2
@@ -159,6 +160,7 @@ cut_namespaces() {
 }
 
 cmd_heal() {
+	no_memif heal
 	(($# == 2)) || die "usage: heal HOST IDX"
 	local h=$1 idx=$2 ns fam chain handle comment n=0
 	need_root
@@ -177,6 +179,7 @@ cmd_heal() {
 }
 
 cmd_cut_switch() {
+	no_memif cut-switch
 	(($# == 1)) || die "usage: cut-switch S"
 	need_root
 	command -v nft >/dev/null || die "cut-switch: nft not found (apt-get install nftables)"
@@ -200,6 +203,7 @@ add rule bridge $NFT_TABLE forward iifname { $(IFS=,; echo "${devs[*]}") } count
 }
 
 cmd_heal_switch() {
+	no_memif heal-switch
 	(($# == 1)) || die "usage: heal-switch S"
 	local chain handle comment n=0
 	need_root

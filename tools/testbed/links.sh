@@ -103,6 +103,7 @@ plumb_switch() {
 # its other end swev<S> a port of br<S>, shaped and sized like the switch's host ports.
 # Prints the interface's name.
 cmd_attach() {
+	no_memif attach
 	(($# == 1)) || die "usage: attach S"
 	need_root
 	check_switch "$1" attach
@@ -127,6 +128,7 @@ cmd_detach() {
 }
 
 cmd_link() {
+	no_memif link
 	(($# == 3)) || die "usage: link HOST INDEX down|up"
 	local h=$1 idx=$2 st=$3
 	need_root

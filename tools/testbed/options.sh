@@ -138,7 +138,8 @@ up_port_type() {
 	case $1 in
 	af_packet) ;;
 	af_xdp) ((UP_MTU <= 3000)) || die "up: --port-type af_xdp takes --mtu up to 3000 (XDP on veth)" ;;
-	*) die "up: --port-type must be af_packet or af_xdp" ;;
+	memif) ;;	# its topology and rates: up_prepare, once every option is known
+	*) die "up: --port-type must be af_packet, af_xdp or memif" ;;
 	esac
 }
 

@@ -46,6 +46,11 @@ EOC
 	for ((i = 0; i < ports; i++)); do
 		if [[ $ptype == af_xdp ]]; then
 			dev="net_af_xdp$i,iface=sb$up$i,start_queue=0,queue_count=1"
+		elif [[ $ptype == memif ]]; then
+			# one socket, a pair per link (id); host a serves, host b connects
+			dev="net_memif$i,role=$( ((k == 1)) && echo server || echo client),id=$i"
+			dev+=",socket=$STATE/memif.sock,socket-abstract=no"
+			((mtu <= 1500)) || dev+=",bsize=10240"
 		else
 			dev="net_af_packet$i,iface=sb$up$i,qdisc_bypass=0"
 			((mtu <= 1500)) || dev+=",framesz=10240,blocksz=20480,framecnt=1024"

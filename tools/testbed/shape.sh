@@ -248,6 +248,7 @@ emu_stats() {
 }
 
 cmd_shape() {
+	no_memif shape
 	(($# >= 2)) || die "usage: shape HOST IDX [--rate MBIT] [--delay MS] [--jitter MS] [--loss PCT] [--dir out|in|both] [--reset]"
 	local h=$1 idx=$2 rate="" delay="" jitter="" loss="" dir=both reset=0 clear=0
 	shift 2

@@ -40,6 +40,19 @@ up_prepare() {
 			${UP_LOSSES[s]} =~ ^0*(\.0*)?$ ]] || UP_EMU=1
 	done
 	((UP_EMU == 0)) || find_linkemu
+	[[ $UP_PTYPE != memif ]] || up_prepare_memif
+}
+
+# up_prepare_memif: memif pairs link two hosts directly, unshaped: no switches, no delay
+# lines; without --rate each port's rate_mbit is 10000 (a 10 GbE port: above what this
+# machine's CPUs carry, so they are the limit; the pool seqbond sizes by rate still fits).
+up_prepare_memif() {
+	local s
+	[[ $UP_TOPO == direct ]] ||
+		die "up: --port-type memif links 2 hosts directly (no --hosts above 2, --switches, --ports or --preset)"
+	((UP_EMU == 0)) || die "up: --port-type memif takes no --delay, --jitter or --loss (no kernel link to shape)"
+	[[ -n ${UP_GIVEN[--rate]:-} ]] && return 0
+	for ((s = 0; s < UP_SWITCHES; s++)); do UP_RATES[s]=10000; done
 }
 
 # up_write_state: the testbed that was there goes; the new one's state file.
@@ -75,6 +88,8 @@ up_plumb() {
 	for ((k = 1; k <= UP_HOSTS; k++)); do
 		new_ns "$NS-$(host_letter "$k")"
 	done
+	# memif: the links are shared memory between the two seqbond processes (write_config)
+	[[ $UP_PTYPE != memif ]] || return 0
 	if [[ $UP_TOPO == direct ]]; then
 		plumb_direct
 	else
@@ -119,6 +134,18 @@ up_start_hosts() {
 		done
 		save_seqbond_cmd "$k" "$UP_HUGE" "${UP_MEM:-$(eal_mem_mb "${UP_PORTS[k]}" "$UP_MTU" "$rsum")}"
 		start_seqbond "$k"
+		# memif: host b's ports connect to host a's socket, which must be there first
+		((k > 1)) || [[ $UP_PTYPE != memif ]] || up_wait_memif_socket
+	done
+}
+
+# up_wait_memif_socket: host a's memif socket, within the start-up timeout.
+up_wait_memif_socket() {
+	local t=$((SECONDS + UP_TIMEOUT))
+	until [[ -S $STATE/memif.sock ]]; do
+		((SECONDS < t)) || up_failed "host a made no memif socket $STATE/memif.sock in ${UP_TIMEOUT} s"
+		pid_is_seqbond "$(cat "$STATE/a.pid" 2>/dev/null)" || up_failed "seqbond on host a exited"
+		sleep 0.1
 	done
 }
 
