@@ -13,6 +13,7 @@ MPTCP's cost shows, and which also holds iperf3's, the veths' and tbf's kernel w
 system (the machine is shared, so it is an upper bound).
 """
 import csv
+import glob
 import json
 import os
 import statistics
@@ -23,7 +24,7 @@ TCK = os.sysconf("SC_CLK_TCK")
 ROW_FIELDS = ["system", "links", "mtu", "direction", "rep", "goodput_mbit", "goodput_ab_mbit",
               "goodput_ba_mbit", "retransmits", "ofo_queue", "sack_reorder", "ts_reorder",
               "reno_reorder", "tcp_timeouts", "mptcp_joins", "cpu_system_s", "cpu_kernel_s",
-              "seconds", "cpu_busy_s", "cc"]
+              "seconds", "cpu_busy_s", "cc", "dp_lcores", "cpu_dp_busiest_s", "cpu_dp_total_s"]
 BASE_FIELDS = ["rate", "mtu", "rep", "goodput_mbit", "retransmits"]
 FAIL_FIELDS = ["system", "t_down", "t_up", "pre_mbit", "min_after_down_mbit", "recover_s",
                "retrans_segs", "tcp_timeouts", "goodput_mbit"]
@@ -38,21 +39,41 @@ def append(path, fields, row):
         w.writerow(row)
 
 
-def cpu(pidfile):
-    own = 0.0
-    for pid in open(pidfile).read().split():
+def stat_cpu(path):
+    """utime + stime of a /proc stat file, seconds (fields 14, 15)."""
+    st = open(path).read()
+    f = st[st.rindex(")") + 2:].split()
+    return (int(f[11]) + int(f[12])) / TCK
+
+
+def dp_cpu(pid):
+    """CPU seconds of a seqbond process's datapath lcores: its EAL worker threads
+    (rte-worker-N); the main lcore runs the console and the control back end."""
+    total = 0.0
+    for t in glob.glob("/proc/%s/task/*" % pid):
         try:
-            st = open("/proc/%s/stat" % pid).read()
+            if open(t + "/comm").read().startswith("rte-worker-"):
+                total += stat_cpu(t + "/stat")
         except OSError:
             continue
-        f = st[st.rindex(")") + 2:].split()
-        own += (int(f[11]) + int(f[12])) / TCK  # utime, stime (fields 14, 15)
+    return total
+
+
+def cpu(pidfile):
+    own = 0.0
+    dp = []
+    for pid in open(pidfile).read().split():
+        try:
+            own += stat_cpu("/proc/%s/stat" % pid)
+        except OSError:
+            continue
+        dp.append(dp_cpu(pid))
     c = open("/proc/stat").readline().split()[1:]
     kern = (int(c[2]) + int(c[5]) + int(c[6])) / TCK
     # everything but idle and iowait: user, nice, system, irq, softirq, steal (guest time is
     # already in user)
     busy = sum(int(x) for i, x in enumerate(c[:8]) if i not in (3, 4)) / TCK
-    print(json.dumps({"own": own, "kernel": kern, "busy": busy}))
+    print(json.dumps({"own": own, "kernel": kern, "busy": busy, "dp": dp}))
 
 
 def load_iperf(path):
@@ -76,6 +97,13 @@ def cpu_delta(tmp):
     a = json.load(open(os.path.join(tmp, "cpu.after")))
     return (a["own"] - b["own"], a["kernel"] - b["kernel"],
             a.get("busy", 0.0) - b.get("busy", 0.0))
+
+
+def dp_delta(tmp):
+    """Datapath lcore CPU seconds during the stream, per seqbond process (same order)."""
+    b = json.load(open(os.path.join(tmp, "cpu.before"))).get("dp", [])
+    a = json.load(open(os.path.join(tmp, "cpu.after"))).get("dp", [])
+    return [y - x for x, y in zip(b, a)]
 
 
 def default_cc():
@@ -111,6 +139,9 @@ def row(path, system, rates, mtu, direction, rep, ipath, tmp):
         "seconds": "%.1f" % e["sum_received"]["seconds"],
         "cpu_busy_s": "%.2f" % busy,
         "cc": os.environ.get("BENCH_CC") or default_cc(),
+        "dp_lcores": os.environ.get("SEQBOND_DP_LCORES", "1"),
+        "cpu_dp_busiest_s": "%.2f" % max(dp_delta(tmp) or [0.0]),
+        "cpu_dp_total_s": "%.2f" % sum(dp_delta(tmp)),
     })
     print("%s %s mtu %s %s rep %s: %.1f Mbit/s (%.1f + %.1f), %d retransmits" %
           (system, rates, mtu, direction, rep, ab + ba, ab, ba, retr), file=sys.stderr)
@@ -205,6 +236,7 @@ def report(rdir, doc, img, quick):
     cg = read(os.path.join(rdir, "callgrind.csv"))
     wan = read(os.path.join(rdir, "wan.csv"))
     ceil = read(os.path.join(rdir, "ceiling.csv"))
+    cap = read(os.path.join(rdir, "capacity.csv"))
     scale = read(os.path.join(rdir, "micro_scale.csv"))
     auth = read(os.path.join(rdir, "micro_auth.csv"))
     lat = read(os.path.join(rdir, "latency.csv"))
@@ -251,7 +283,8 @@ def report(rdir, doc, img, quick):
     plots = make_plots(summary, fail, rdir, img)
     cx = Ctx(rdir, doc, quick)
     write_doc(cx, summary, per_rate, fail, micro, dpr, cg, plots,
-              ceiling_section(ceil, cx) + wan_section(wan, per_rate, cx) +
+              ceiling_section(ceil, cx) + capacity_section(cap, cx) +
+              wan_section(wan, per_rate, cx) +
               latency_section(lat, img, cx) + cluster_section(cluster, cx),
               scale_section(scale, cx), auth_section(auth, cx))
 
@@ -477,6 +510,47 @@ def ceiling_section(ceil, cx):
             len(rs)))
     L.append("")
     return L + cx.notes("ceiling")
+
+
+def capacity_section(cap, cx):
+    """Markdown lines for bench/run's capacity: memif member ports, the CPU is the limit."""
+    L = ["## Capacity: seqbond's own work per datapath core (memif ports)\n"] + cx.made_by(
+        "capacity", ["capacity.csv"])
+    if not cap:
+        return L + cx.not_run("capacity.csv") + cx.notes("capacity")
+    L += ["Two hosts linked by DPDK memif pairs (`seqbond-testbed up --port-type memif`): no "
+          "kernel between the two seqbond processes, no rate limit, one iperf3 TCP stream "
+          "through `sb0` (tap-vnet), A->B or both ways at once. `dp cores` = CPU seconds of "
+          "the busier host's datapath lcores (its rte-worker threads, /proc) per second of "
+          "stream; `Gbit/s per dp core` = goodput (both directions for `bidir`, which each "
+          "host carries) / `dp cores`; `CPU s/GB` = the machine's busy CPU seconds per GB "
+          "received (iperf3, both kernels and the exception path included). Medians over "
+          "the runs.\n",
+          "| links | MTU | direction | dp lcores | goodput Mbit/s | dp cores | Gbit/s per dp "
+          "core | x 1 lcore | CPU s/GB | retransmits | runs |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    groups = {}
+    for r in cap:
+        groups.setdefault((len(r["links"].split(",")), int(r["mtu"]), r["direction"],
+                           int(r.get("dp_lcores") or 1)), []).append(r)
+
+    def cores(r):
+        t = float(r["seconds"])
+        return float(r.get("cpu_dp_busiest_s") or "nan") / t if t > 0 else float("nan")
+
+    per_core = {k: med(float(r["goodput_mbit"]) / 1000 / cores(r) for r in rs)
+                for k, rs in groups.items()}
+    good = {k: med(r["goodput_mbit"] for r in rs) for k, rs in groups.items()}
+    for k in sorted(groups):
+        rs = groups[k]
+        one = good.get(k[:3] + (1,))
+        L.append("| %d | %d | %s | %d | %.1f | %s | %s | %s | %s | %s | %d |" % (
+            k[0], k[1], k[2], k[3], good[k], fmt(med(cores(r) for r in rs), 2),
+            fmt(per_core[k], 2), fmt(good[k] / one, 2) if one and k[3] != 1 else "",
+            fmt(med(cpu_per_gb(r) for r in rs), 2), fmt(med(r["retransmits"] for r in rs), 0),
+            len(rs)))
+    L.append("")
+    return L + cx.notes("capacity")
 
 
 LAT_SYSTEMS = ("link", "seqbond-shared", "seqbond-dedicated", "seqbond-tap", "mptcp")

@@ -160,6 +160,12 @@ system_up() {
 			links_up "$rates" "$mtu" "$(sed 's/^seqbond-//; s/-xdp$//' <<<"$sys")"
 		cat "$STATE/a.pid" "$STATE/b.pid" >"$TMP/cpu-pids"
 		SERVER=10.99.0.2 ;;
+	seqbond-*-memif)
+		# memif member ports (seqbond-testbed up --port-type memif): no kernel in the links
+		BENCH_UP_EXTRA="${BENCH_UP_EXTRA:-} --port-type memif" \
+			links_up "$rates" "$mtu" "$(sed 's/^seqbond-//; s/-memif$//' <<<"$sys")"
+		cat "$STATE/a.pid" "$STATE/b.pid" >"$TMP/cpu-pids"
+		SERVER=10.99.0.2 ;;
 	seqbond-*)
 		links_up "$rates" "$mtu" "${sys#seqbond-}"
 		cat "$STATE/a.pid" "$STATE/b.pid" >"$TMP/cpu-pids"
