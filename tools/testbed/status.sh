@@ -12,7 +12,7 @@ cmd_status() {
 	fi
 	echo "testbed: hosts=$(state_get hosts) links=$(state_get links)" \
 		"rates=[$(state_get rates)] mtu=$(state_get mtu) scheduler=$(state_get scheduler)" \
-		"exception=$(state_get exception) key=$(state_get key)"
+		"exception=$(state_get exception) ports=$(state_get port_type) key=$(state_get key)"
 	load_topology
 	echo "topology: $TB_TOPO, switches=$TB_SWITCHES, ports per host [${TB_PORTS[*]:1}]" \
 		"$([[ -z $(state_get preset) ]] || echo "preset $(state_get preset) (gateway q)")"
