@@ -16,7 +16,7 @@
 # SEQBOND_TEST_KEY=off: no cluster key (`up --no-key` where the testbed has it); the cases defence in
 # depth covers keep traffic flowing at the level of the honest paths. SEQBOND_TEST_KEY=on
 # (the default): the
-# testbed's cluster key (skipped, 77, where the testbed has no key support); every case keeps
+# testbed's cluster key; every case keeps
 # 90 % of the goodput before it and ping loses nothing. Limits and why: below.
 # SB_CASES="jump loss" runs only those; SEQBOND_NEIGHBOURS_TABLE=FILE writes the table of
 # figures there (markdown) as well.
@@ -53,17 +53,13 @@ ALL_CASES="jump restart ports slow loss dup fill"
 sb_require
 # SB_KEY comes from SEQBOND_TEST_KEY (lib.sh; meson sets it per variant).
 [[ $SB_KEY == on || $SB_KEY == off ]] || fail "SEQBOND_TEST_KEY must be on or off, not '$SB_KEY'"
-key_support=0
-tb --help 2>/dev/null | grep -q -- '--no-key' && key_support=1
-up_args=(--hosts 3 --links 4 --rate 100)
+# sb_up adds `up --no-key` when SB_KEY is off.
 if [[ $SB_KEY == on ]]; then
-	((key_support)) || skip "the testbed has no cluster key (no 'up --no-key' in its --help)"
 	FLOOR_ALL=$FLOOR_KEY FLOOR_PORTS=$FLOOR_KEY PING_MAX=$PING_MAX_KEY
 else
-	((key_support == 0)) || up_args+=(--no-key)
 	FLOOR_ALL=$FLOOR_KEEP FLOOR_PORTS=$FLOOR_HONEST PING_MAX=$PING_MAX_NOKEY
 fi
-sb_up "${up_args[@]}"
+sb_up --hosts 3 --links 4 --rate 100
 if [[ $SB_KEY == on ]]; then
 	grep -qiE '^[[:space:]]*cluster_key' "$SEQBOND_TESTBED_DIR/b.ini" ||
 		fail "key on, but b's config has no cluster_key line"
@@ -131,7 +127,7 @@ recover() {
 	tb restart b >>"$SB_WORK/restart.log" 2>&1 &&
 		[[ $(ping_loss a b) == 0 && $(ping_loss c b) == 0 ]] && return 0
 	info "$CASE: still not: the testbed is brought up again"
-	sb_up "${up_args[@]}"
+	sb_up --hosts 3 --links 4 --rate 100
 	EV=$(tb attach "$SW") || fail "cannot attach a port to switch $SW"
 }
 
