@@ -31,31 +31,51 @@ sb_telemetry_unregister(void)
 		usleep(1000);
 }
 
+/* The back end, held until unpin(), or NULL once unregister has begun. The in-flight count
+ * goes up before the back end is read, so unregister either sees the call or the call sees
+ * NULL. */
+static struct sb_ctl *
+pin(void)
+{
+	struct sb_ctl *ctl;
+
+	__atomic_add_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+	ctl = __atomic_load_n(&tel_ctl, __ATOMIC_SEQ_CST);
+	if (ctl == NULL)
+		__atomic_sub_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+	return ctl;
+}
+
+static void
+unpin(void)
+{
+	__atomic_sub_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+}
+
 static void
 give_back(struct sb_snapshot *s)
 {
 	free(s);
-	__atomic_sub_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+	unpin();
 }
 
 /* Snapshot through the back end; *ctlp gets the back end it came from. Every non-NULL
- * return is paired with give_back(). The in-flight count goes up before the back end is
- * read, so unregister either sees the call or the call sees NULL. */
+ * return is paired with give_back(). */
 static struct sb_snapshot *
 take(struct sb_ctl **ctlp)
 {
-	struct sb_ctl *ctl;
+	struct sb_ctl *ctl = pin();
 	struct sb_snapshot *s;
 
-	__atomic_add_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
-	ctl = __atomic_load_n(&tel_ctl, __ATOMIC_SEQ_CST);
-	s = ctl != NULL ? malloc(sizeof(*s)) : NULL;
+	if (ctl == NULL)
+		return NULL;
+	s = malloc(sizeof(*s));
 	if (s != NULL && sb_ctl_snapshot(ctl, s) != 0) {
 		free(s);
 		s = NULL;
 	}
 	if (s == NULL) {
-		__atomic_sub_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+		unpin();
 		return NULL;
 	}
 	*ctlp = ctl;
@@ -187,20 +207,19 @@ static int
 tel_config(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
 	struct sb_config_key_info k;
-	struct sb_ctl *ctl;
-	struct sb_snapshot *s = take(&ctl);	/* holds the back end for the call */
+	struct sb_ctl *ctl = pin();	/* the configuration only: no datapath snapshot */
 	struct sb_config *cfg;
 	char name[64], *val;
 	unsigned int i, port;
 
-	if (s == NULL)
+	if (ctl == NULL)
 		return -1;
 	cfg = malloc(sizeof(*cfg));
 	val = malloc(SB_DEVARGS_LEN);
 	if (cfg == NULL || val == NULL) {
 		free(cfg);
 		free(val);
-		give_back(s);
+		unpin();
 		return -ENOMEM;
 	}
 	sb_ctl_config(ctl, cfg);
@@ -220,7 +239,7 @@ tel_config(const char *cmd __rte_unused, const char *params __rte_unused, struct
 	}
 	free(val);
 	free(cfg);
-	give_back(s);
+	unpin();
 	return 0;
 }
 
