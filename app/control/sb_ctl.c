@@ -343,6 +343,6 @@ sb_ctl_key_reload(struct sb_ctl *ctl, char *err, size_t err_len)
 out:
 	pthread_mutex_unlock(&ctl->lock);
 	if (ret != 0)
-		sb_keyfile_log_refused("key reload", err);
+		sb_keyfile_log_failed("key reload", err);
 	return ret;
 }

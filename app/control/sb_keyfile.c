@@ -179,7 +179,7 @@ sb_keyfile_log(const struct sb_auth_keyring *ring, const char *what)
 }
 
 void
-sb_keyfile_log_refused(const char *what, const char *err)
+sb_keyfile_log_failed(const char *what, const char *err)
 {
 	rte_log(RTE_LOG_ERR, sb_key_logtype, "seqbond.key: %s failed: %s\n", what, err);
 }

@@ -58,6 +58,6 @@ void sb_keyfile_log(const struct sb_auth_keyring *ring, const char *what);
  * Log a failed key change (ERR, logtype "key"): "WHAT failed: ERR".
  * @param what  "key reload"; @param err the reason, saying whether the running keys are kept.
  */
-void sb_keyfile_log_refused(const char *what, const char *err);
+void sb_keyfile_log_failed(const char *what, const char *err);
 
 #endif /* SB_KEYFILE_H */
