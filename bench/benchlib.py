@@ -538,8 +538,11 @@ def capacity_section(cap, cx):
         t = float(r["seconds"])
         return float(r.get("cpu_dp_busiest_s") or "nan") / t if t > 0 else float("nan")
 
-    per_core = {k: med(float(r["goodput_mbit"]) / 1000 / cores(r) for r in rs)
-                for k, rs in groups.items()}
+    def gbit_per_core(r):
+        c = cores(r)
+        return float(r["goodput_mbit"]) / 1000 / c if c > 0 else float("nan")
+
+    per_core = {k: med(gbit_per_core(r) for r in rs) for k, rs in groups.items()}
     good = {k: med(r["goodput_mbit"] for r in rs) for k, rs in groups.items()}
     for k in sorted(groups):
         rs = groups[k]
