@@ -344,6 +344,16 @@ sb_wait_listen() {
 	fail "nothing listens on port $2 in host $1"
 }
 
+# sb_report_counter NAME LOG: a datapath counter from the exit report in seqbond log LOG.
+sb_report_counter() { awk -v k="$1" '$1 == k {v = $2} END {print v + 0}' "$2"; }
+
+# sb_report_reorder NAME LOG: a reorder window counter of the exit report in LOG, summed over
+# its peers.
+sb_report_reorder() {
+	awk -v k="$1" '$1 == "reorder:" {for (i = 2; i < NF; i++) if ($i == k) s += $(i + 1)}
+		END {print s + 0}' "$2"
+}
+
 # sb_count_log HOST REGEX: lines of HOST's seqbond log that match REGEX.
 sb_count_log() {
 	grep -cE "$2" "$SEQBOND_TESTBED_DIR/$1.log" 2>/dev/null || true

@@ -32,24 +32,16 @@ for pol in drop fill; do
 	cp "$SEQBOND_TESTBED_DIR/a.log" "$SB_WORK/$pol-a.log"
 done
 
-# counter NAME LOG: a datapath counter from the exit report.
-counter() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
-# reorder_sum NAME LOG: a reorder window counter summed over the report's peers.
-reorder_sum() {
-	awk -v k="$1" '$1 == "reorder:" {for (i = 2; i < NF; i++) if ($i == k) s += $(i + 1)}
-		END {print s + 0}' "$2"
-}
-
 bad=0
-ld=$(counter rx_late_dropped "${logs[drop]}")
+ld=$(sb_report_counter rx_late_dropped "${logs[drop]}")
 info "drop: ${goodput[drop]} Mbit/s, ${retr[drop]} retransmits, $ld late frames dropped at b"
 ((ld >= 1000)) || { echo "FAIL: drop: only $ld late frames: the setup does not make them"; bad=1; }
 
-fd=$(counter rx_late_dropped "${logs[fill]}")
-fl=$(counter rx_late_delivered "${logs[fill]}")
-filled=$(reorder_sum late_filled "${logs[fill]}")
-skipped=$(($(reorder_sum lost_timeout "${logs[fill]}") + $(reorder_sum lost_rule "${logs[fill]}") +
-	$(reorder_sum lost_slide "${logs[fill]}")))
+fd=$(sb_report_counter rx_late_dropped "${logs[fill]}")
+fl=$(sb_report_counter rx_late_delivered "${logs[fill]}")
+filled=$(sb_report_reorder late_filled "${logs[fill]}")
+skipped=$(($(sb_report_reorder lost_timeout "${logs[fill]}") + $(sb_report_reorder lost_rule "${logs[fill]}") +
+	$(sb_report_reorder lost_slide "${logs[fill]}")))
 info "fill: ${goodput[fill]} Mbit/s, ${retr[fill]} retransmits; at b $fl late frames delivered" \
 	"(late_filled $filled of $skipped numbers skipped), $fd dropped"
 ((fl >= 1000)) || { echo "FAIL: fill: only $fl late frames delivered"; bad=1; }

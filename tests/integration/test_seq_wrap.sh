@@ -38,8 +38,7 @@ for h in a b; do
 		((v == 0)) || { echo "FAIL: host $h: $c = $v across the wrap"; bad=1; }
 	done
 	late=$(awk '$1 == "rx_late_dropped" || $1 == "rx_late_delivered" {s += $2} END {print s + 0}' "$log")
-	gave_up=$(awk '$1 == "reorder:" {for (i = 2; i < NF; i++) if ($i == "lost_timeout") s += $(i + 1)}
-		END {print s + 0}' "$log")
+	gave_up=$(sb_report_reorder lost_timeout "$log")
 	info "host $h: late frames $late, frames the window gave up by timeout $gave_up"
 	((late <= gave_up)) ||
 		{ echo "FAIL: host $h: $late late frames, only $gave_up given up by timeout"; bad=1; }
