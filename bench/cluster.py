@@ -225,10 +225,11 @@ def measure_idle(seconds, tries=4):
 
 
 def nap_counts(h):
-    """(sleeps, timer wake-ups, polls, hello interval now in ms) of host @h so far
-    (docs/design.md, "Sleeping when idle")."""
+    """(sleeps, timer wake-ups, polls, hello interval now in ms, naps, answer polls) of host
+    @h so far (docs/design.md, "Sleeping when idle")."""
     i = telemetry(h, "/seqbond/info")
-    return i["idle_sleeps"], i["idle_timer_wakeups"], i["loops"], i["hello_interval_ms"]
+    return (i["idle_sleeps"], i["idle_timer_wakeups"], i["loops"], i["hello_interval_ms"],
+            i["idle_naps"], i["answer_polls"])
 
 
 def idle_interval(h, first, fast_ms=10, reads=10):
@@ -274,6 +275,9 @@ def measure_idle_once(seconds):
         "sleeps_per_s": {h: round((naps1[h][0] - naps0[h][0]) / dt) for h in naps0},
         "timer_wakeups_per_s": {h: round((naps1[h][1] - naps0[h][1]) / dt) for h in naps0},
         "polls_per_s": {h: round((naps1[h][2] - naps0[h][2]) / dt) for h in naps0},
+        # polls followed by a nap (output full) or by another poll for an answer
+        "naps_per_s": {h: round((naps1[h][4] - naps0[h][4]) / dt) for h in naps0},
+        "answer_polls_per_s": {h: round((naps1[h][5] - naps0[h][5]) / dt) for h in naps0},
         # the idle pace each announces (hello_idle_rx_max: grows with the peers)
         "hello_interval_ms": {h: idle_interval(h, naps1[h][3]) for h in naps1},
         "rss_mb_blade_max": round(max(rss[h] for h in BLADES), 1),
