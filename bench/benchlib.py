@@ -237,6 +237,7 @@ def report(rdir, doc, img, quick):
     wan = read(os.path.join(rdir, "wan.csv"))
     ceil = read(os.path.join(rdir, "ceiling.csv"))
     cap = read(os.path.join(rdir, "capacity.csv"))
+    floor = read(os.path.join(rdir, "capacity-floor.csv"))
     scale = read(os.path.join(rdir, "micro_scale.csv"))
     auth = read(os.path.join(rdir, "micro_auth.csv"))
     lat = read(os.path.join(rdir, "latency.csv"))
@@ -283,7 +284,7 @@ def report(rdir, doc, img, quick):
     plots = make_plots(summary, fail, rdir, img)
     cx = Ctx(rdir, doc, quick)
     write_doc(cx, summary, per_rate, fail, micro, dpr, cg, plots,
-              ceiling_section(ceil, cx) + capacity_section(cap, cx) +
+              ceiling_section(ceil, cx) + capacity_section(cap, cx, floor) +
               wan_section(wan, per_rate, cx) +
               latency_section(lat, img, cx) + cluster_section(cluster, cx),
               scale_section(scale, cx), auth_section(auth, cx))
@@ -512,8 +513,9 @@ def ceiling_section(ceil, cx):
     return L + cx.notes("ceiling")
 
 
-def capacity_section(cap, cx):
-    """Markdown lines for bench/run's capacity: memif member ports, the CPU is the limit."""
+def capacity_section(cap, cx, floor=()):
+    """Markdown lines for bench/run's capacity: memif member ports, the CPU is the limit;
+    @floor: rows of capacity-floor.csv (bench/memif_floor.sh), DPDK alone on the same links."""
     L = ["## Capacity: seqbond's own work per datapath core (memif ports)\n"] + cx.made_by(
         "capacity", ["capacity.csv"])
     if not cap:
@@ -553,6 +555,21 @@ def capacity_section(cap, cx):
             fmt(med(cpu_per_gb(r) for r in rs), 2), fmt(med(r["retransmits"] for r in rs), 0),
             len(rs)))
     L.append("")
+    if floor:
+        fl = {}
+        for r in floor:
+            fl.setdefault((int(r["links"]), int(r["mtu"])), []).append(r)
+        L += ["DPDK's floor on the same memif pairs (`bench/memif_floor.sh`): dpdk-testpmd "
+              "sending full-size frames in txonly mode to another in rxonly mode, one "
+              "forwarding lcore each on its own CPU; no TCP, no exception path, no seqbond. "
+              "Medians over the runs.\n",
+              "| links | MTU | frames/s | Mbit/s (frames) | runs |", "|---|---|---|---|---|"]
+        for k in sorted(fl):
+            rs = fl[k]
+            L.append("| %d | %d | %s | %s | %d |" % (
+                k[0], k[1], fmt(med(r["frames_per_s"] for r in rs), 0),
+                fmt(med(r["mbit_s"] for r in rs), 1), len(rs)))
+        L.append("")
     return L + cx.notes("capacity")
 
 
