@@ -12,7 +12,7 @@ interface sb0p0 of seqbond's port 0 (--gateway seqbond).
 
 Blade (guest a, index 1): no disk, no -kernel; 2 e1000 NICs cabled to the gateway's, NIC 0
 first in the boot order. QEMU's e1000 option ROM (iPXE, Debian's ipxe-qemu) does DHCP, loads
-the iPXE script by TFTP, which loads the kernel and the image's own initramfs by TFTP and boots
+the iPXE script by TFTP, which loads the kernel and the image's own initramfs by HTTP and boots
 with root=/dev/nfs (initramfs-tools' nfs script: MODULES=most has e1000 and nfs). The blade is
 usable when its guest agent, which runs from the NFS root, answers.
 
