@@ -50,53 +50,22 @@ class Gateway(vt.Guest):
         # Two disks carry the label seqbond-root: name the gateway's own.
         cmdline = re.sub(r"root=\S+", "root=/dev/vda", cmdline)
         rootfs = os.path.join(self.image, "rootfs.img")
-        cmd = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-M", "q35",
-               "-smp", "2", "-m", "1536", "-nodefaults", "-no-user-config",
-               "-display", "none", "-name", "seqbond-vm-%s" % self.name,
-               "-kernel", os.path.join(self.image, "vmlinuz"),
-               "-initrd", os.path.join(self.image, "initrd.img"),
-               "-append", cmdline,
-               "-drive", "file=%s,format=raw,if=virtio,snapshot=on" % rootfs,
-               "-drive", "file=%s,format=raw,if=virtio,snapshot=on" % rootfs]
-        self._run(cmd, cables)
-
-    def _run(self, cmd, cables):
-        cmd = cmd + [
-            "-serial", "file:" + self.serial,
-            "-qmp", "unix:%s,server=on,wait=off" % os.path.join(self.dir, "qmp.sock"),
-            "-chardev", "socket,id=qga,path=%s,server=on,wait=off"
-            % os.path.join(self.dir, "qga.sock"),
-            "-device", "virtio-serial",
-            "-device", "virtserialport,chardev=qga,name=org.qemu.guest_agent.0",
-            "-fw_cfg", "name=opt/seqbond/seed.tar,file=%s" % self.seed]
-        for i in range(self.n_ports):
-            cmd += ["-netdev", "tap,id=n%d,ifname=%s,script=no,downscript=no"
-                    % (i, cables.tap(self.name, i)),
-                    "-device", "e1000,netdev=n%d,id=%s,bus=pcie.0,addr=0x%x,mac=%s%s"
-                    % (i, self.nic_id(i), 3 + i, self.nic_mac(i), self.nic_extra(i))]
-        self.t_start = time.monotonic()
-        self.proc = subprocess.Popen(["ip", "netns", "exec", cables.ns] + cmd,
-                                     stdin=subprocess.DEVNULL,
-                                     stdout=open(os.path.join(self.dir, "qemu.log"), "w"),
-                                     stderr=subprocess.STDOUT, start_new_session=True,
-                                     preexec_fn=vt._die_with_parent)
-
-    def nic_extra(self, i):
-        return ""
+        self.launch(["-kernel", os.path.join(self.image, "vmlinuz"),
+                     "-initrd", os.path.join(self.image, "initrd.img"),
+                     "-append", cmdline,
+                     "-drive", "file=%s,format=raw,if=virtio,snapshot=on" % rootfs,
+                     "-drive", "file=%s,format=raw,if=virtio,snapshot=on" % rootfs],
+                    cables, self.n_ports)
 
 
-class Blade(Gateway):
-    """No disk and no kernel: the firmware boots NIC 0 (iPXE)."""
+class Blade(vt.Guest):
+    """No disk and no kernel: the firmware boots NIC 0 (iPXE); N_PORTS NICs."""
 
     def start(self, cables):
-        cmd = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-M", "q35",
-               "-smp", "2", "-m", "1536", "-nodefaults", "-no-user-config",
-               "-display", "none", "-name", "seqbond-vm-%s" % self.name,
-               # SeaBIOS retries the boot after 5 s instead of halting when PXE fails.
-               "-boot", "strict=on,reboot-timeout=5000",
-               # SeaBIOS (and iPXE through it) write to the serial log: no VGA here.
-               "-fw_cfg", "name=etc/sercon-port,string=0x3f8"]
-        self._run(cmd, cables)
+        # SeaBIOS retries the boot after 5 s instead of halting when PXE fails; it (and iPXE
+        # through it) write to the serial log: no VGA here.
+        self.launch(["-boot", "strict=on,reboot-timeout=5000",
+                     "-fw_cfg", "name=etc/sercon-port,string=0x3f8"], cables, self.n_ports)
 
     def nic_extra(self, i):
         # Only NIC 0 boots (its option ROM); the others carry no ROM at all.

@@ -139,28 +139,39 @@ class Guest:
     def start(self, cables):
         _, extra, kargs = MODELS[self.model]
         cmdline = open(os.path.join(self.image, "cmdline")).read().strip() + kargs
+        # NIC i sits in PCI slot 3+i: 0000:00:0(3+i).0 in the guest. The last one is the
+        # baseline NIC, left to the kernel. Each is cabled to the same NIC of the other guest.
+        self.launch(["-kernel", os.path.join(self.image, "vmlinuz"),
+                     "-initrd", os.path.join(self.image, "initrd.img"),
+                     "-append", cmdline,
+                     "-drive", "file=%s,format=raw,if=virtio,snapshot=on"
+                     % os.path.join(self.image, "rootfs.img")] + extra,
+                    cables, self.n_ports + 1)
+
+    def nic_extra(self, i):
+        """More -device options for NIC i (boot order, option ROM); none by default."""
+        return ""
+
+    def launch(self, args, cables, n_nics):
+        """Start QEMU (TCG, q35, 2 CPUs, 1.5 GiB) in the cables' namespace with ARGS (boot
+        source, disks, model extras), the serial log, QMP, the guest agent's channel, the seed
+        and N_NICS NICs of self.model: NIC i in PCI slot 3+i on tap cables.tap(name, i)."""
         cmd = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-M", "q35",
                "-smp", "2", "-m", "1536", "-nodefaults", "-no-user-config",
-               "-display", "none", "-name", "seqbond-vm-%s" % self.name,
-               "-kernel", os.path.join(self.image, "vmlinuz"),
-               "-initrd", os.path.join(self.image, "initrd.img"),
-               "-append", cmdline,
-               "-drive", "file=%s,format=raw,if=virtio,snapshot=on"
-               % os.path.join(self.image, "rootfs.img"),
+               "-display", "none", "-name", "seqbond-vm-%s" % self.name] + args + [
                "-serial", "file:" + self.serial,
                "-qmp", "unix:%s,server=on,wait=off" % os.path.join(self.dir, "qmp.sock"),
                "-chardev", "socket,id=qga,path=%s,server=on,wait=off"
                % os.path.join(self.dir, "qga.sock"),
                "-device", "virtio-serial",
                "-device", "virtserialport,chardev=qga,name=org.qemu.guest_agent.0",
-               "-fw_cfg", "name=opt/seqbond/seed.tar,file=%s" % self.seed] + extra
-        # NIC i sits in PCI slot 3+i: 0000:00:0(3+i).0 in the guest. The last one is the
-        # baseline NIC, left to the kernel. Each is cabled to the same NIC of the other guest.
-        for i in range(self.n_ports + 1):
+               "-fw_cfg", "name=opt/seqbond/seed.tar,file=%s" % self.seed]
+        for i in range(n_nics):
             cmd += ["-netdev", "tap,id=n%d,ifname=%s,script=no,downscript=no"
                     % (i, cables.tap(self.name, i)),
-                    "-device", "%s,netdev=n%d,id=%s,bus=pcie.0,addr=0x%x,mac=%s"
-                    % (self.model, i, self.nic_id(i), 3 + i, self.nic_mac(i))]
+                    "-device", "%s,netdev=n%d,id=%s,bus=pcie.0,addr=0x%x,mac=%s%s"
+                    % (self.model, i, self.nic_id(i), 3 + i, self.nic_mac(i),
+                       self.nic_extra(i))]
         self.t_start = time.monotonic()
         self.proc = subprocess.Popen(["ip", "netns", "exec", cables.ns] + cmd,
                                      stdin=subprocess.DEVNULL,
