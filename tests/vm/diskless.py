@@ -136,9 +136,11 @@ def setup_gateway(gw, mode):
           "printf '%%s' '%(s)s' > %(t)s/boot.ipxe; "
           # fsid: the blade root is a copy of the gateway's own file system, same UUID, and
           # file handles made from the UUID resolve to the gateway's root (ESTALE on mount).
-          "echo '%(e)s %(n)s.0/24(rw,no_root_squash,no_subtree_check,async,fsid=36)' > /etc/exports; "
+          # The blade mounts it over its NIC 0 (the root) and, for the copy checks, over sb0.
+          "echo '%(e)s %(n)s.0/24(%(o)s) %(m)s.0/24(%(o)s)' > /etc/exports; "
           "systemctl start nfs-server; exportfs -v"
-          % {"e": EXPORT, "t": TFTP, "s": script.replace("'", "'\\''"), "n": vt.SUBNET_PT},
+          % {"e": EXPORT, "t": TFTP, "s": script.replace("'", "'\\''"), "n": vt.SUBNET_PT,
+             "m": vt.SUBNET_SB0, "o": "rw,no_root_squash,no_subtree_check,async,fsid=36"},
           timeout=120)
     gw.sh("dnsmasq --interface=%s --bind-interfaces --port=0 "
           "--dhcp-range=%s.100,%s.150,255.255.255.0,12h --dhcp-boot=boot.ipxe "
@@ -201,18 +203,78 @@ def boot_blade(blade, timeout):
     return t_agent, firmware
 
 
-def nfs_io(blade, gw):
+# The longest a file system on the blade may stop taking synced writes while seqbond starts,
+# restarts or loses a cable. Under TCG the writer below manages about one write a second
+# with nothing else happening (longest gap 1.1 s); an NFS retransmission after a lost frame
+# costs seconds more, a broken mount never ends (docs/decisions/2026-12-06-diskless-checks.md).
+STALL_MAX = 6.0
+# hello_interval_ms x hello_multiplier of blade_seed() and vt.seed_for(): a silently dead
+# cable is declared down after this long.
+DETECT = 0.5
+
+
+def nfs_io(blade, gw, path="/root", via="its NIC 0 (the root)"):
+    """Write 8 MiB of random bytes to PATH on the blade (an NFS mount of the gateway's
+    EXPORT), fsync, and compare them with what the gateway's disk holds; MB/s."""
+    name = "%s/diskless.bin" % path
     t = time.monotonic()
-    blade.sh("dd if=/dev/urandom of=/root/diskless.bin bs=1M count=8 conv=fsync 2>/dev/null; "
-             "sync", timeout=180)
+    blade.sh("dd if=/dev/urandom of=%s bs=1M count=8 conv=fsync 2>/dev/null; sync" % name,
+             timeout=180)
     took = time.monotonic() - t
-    _, a, _ = blade.sh("md5sum /root/diskless.bin")
+    _, a, _ = blade.sh("md5sum %s" % name)
     _, b, _ = gw.sh("md5sum %s/root/diskless.bin" % EXPORT)
     if a.split()[0] != b.split()[0]:
-        raise vt.TestError("a file written on the blade's root differs on the gateway")
-    log("blade: 8 MiB written to the NFS root and fsynced in %.1f s (%.2f MB/s); the gateway "
-        "reads the same bytes" % (took, 8.39 / took))
+        raise vt.TestError("a file written on the blade over %s differs on the gateway" % via)
+    log("blade: 8 MiB written over %s and fsynced in %.1f s (%.2f MB/s); the gateway reads "
+        "the same bytes" % (via, took, 8.39 / took))
     return 8.39 / took
+
+
+class Writer:
+    """A shell loop on the blade appending a timestamp to a file and syncing it every 50 ms:
+    the longest gap between two writes is how long that file system stopped answering."""
+
+    def __init__(self, blade, path):
+        self.blade = blade
+        self.path = path
+        blade.sh("rm -f %(p)s; nohup sh -c 'while :; do date +%%s.%%N >> %(p)s; sync %(p)s; "
+                 "sleep 0.05; done' >/dev/null 2>&1 </dev/null & echo $! > /run/writer.pid"
+                 % {"p": path})
+
+    def stop(self):
+        self.blade.sh("kill $(cat /run/writer.pid)")
+        _, out, _ = self.blade.sh("cat %s" % self.path)
+        self.ts = [float(x) for x in out.split() if re.match(r"^[\d.]+$", x)]
+
+    def gaps(self, t_from=0.0, t_to=float("inf")):
+        """(writes, longest gap in s) of the gaps that end at or after t_from and start
+        before t_to (blade clock)."""
+        g = [b - a for a, b in zip(self.ts, self.ts[1:]) if b >= t_from and a < t_to]
+        return len(g), max(g) if g else -1.0
+
+
+def blade_now(blade):
+    return float(blade.sh("date +%s.%N")[1])
+
+
+def check_stall(what, gap):
+    if gap < 0:
+        raise vt.TestError("%s: the writer wrote nothing" % what)
+    if gap > STALL_MAX:
+        raise vt.TestError("%s: a synced write to the blade's NFS root waited %.2f s "
+                           "(at most %.1f)" % (what, gap, STALL_MAX))
+
+
+def check_sb0(blade, gw, count=10):
+    """Every path up on both sides, and ping over sb0 answered (one loss allowed: the TCG
+    vCPU stalls); returns the ping's text for the summary."""
+    vt.wait_paths(blade, N_PORTS, 60)
+    vt.wait_paths(gw, N_PORTS, 30)
+    sent, got, avg, _ = vt.ping(blade, "%s.2" % vt.SUBNET_SB0, count=count)
+    log("blade: %d paths up; ping gateway over sb0 %d/%d, avg %s ms" % (N_PORTS, got, sent, avg))
+    if got < sent - 1:
+        raise vt.TestError("blade: ping over sb0 answered %d of %d" % (got, sent))
+    return "%d/%d avg %s ms" % (got, sent, avg)
 
 
 def seqbond_blade(blade, gw):
@@ -222,12 +284,10 @@ def seqbond_blade(blade, gw):
                          "cut -d: -f2 | tr -d ' '")
     if0 = out.strip()
     blade.sh("sed 's/@IF0@/%s/' /etc/seqbond/blade.ini.in > /etc/seqbond/appliance.ini" % if0)
-    # The writer: a line with a timestamp every 50 ms, each one flushed to the server.
-    blade.sh("nohup sh -c 'while :; do date +%s.%N >> /root/stall.log; sync /root/stall.log; "
-             "sleep 0.05; done' >/dev/null 2>&1 </dev/null & echo $! > /run/stall-writer.pid")
+    w = Writer(blade, "/root/stall.log")
     time.sleep(10)
     t = time.monotonic()
-    _, g0, _ = blade.sh("date +%s.%N")
+    g0 = blade_now(blade)
     rc, out, err = blade.sh("systemctl start %s" % vt.SERVICE, timeout=240, check=False)
     took = time.monotonic() - t
     if rc != 0:
@@ -238,29 +298,99 @@ def seqbond_blade(blade, gw):
     log("blade: %s active in %.1f s (port 0 af_packet on %s, port 1 bound for DPDK)"
         % (vt.SERVICE, took, if0))
     time.sleep(3)
-    blade.sh("kill $(cat /run/stall-writer.pid)")
-    _, out, _ = blade.sh("cat /root/stall.log")
-    ts = [float(x) for x in out.split() if re.match(r"^[\d.]+$", x)]
-    t0 = float(g0)
-    before = [b - a for a, b in zip(ts, ts[1:]) if b < t0]
-    gaps = [b - a for a, b in zip(ts, ts[1:]) if b >= t0]
-    stall = max(gaps) if gaps else -1
+    w.stop()
+    n0, before = w.gaps(t_to=g0)
+    n1, stall = w.gaps(t_from=g0)
     log("blade: NFS root writer (append + fsync, 50 ms apart): before seqbond %d writes, "
         "longest gap %.2f s; from systemctl start on %d writes, longest gap %.2f s"
-        % (len(before), max(before) if before else -1, len(gaps), stall))
-    res = {"start": took, "stall": stall}
-    try:
-        vt.wait_paths(blade, N_PORTS, 60)
-        vt.wait_paths(gw, N_PORTS, 30)
-        sent, got, avg, mx = vt.ping(blade, "%s.2" % vt.SUBNET_SB0, count=10)
-        res["ping"] = "%d/%d avg %s ms" % (got, sent, avg)
-        log("blade: %d paths up; ping gateway over sb0 %d/%d, avg %s ms" % (N_PORTS, got, sent,
-                                                                           avg))
-    except vt.TestError as e:
-        res["ping"] = "failed: %s" % e
-        log("blade: seqbond paths/ping: %s" % e)
-    nfs_io(blade, gw)
+        % (n0, before, n1, stall))
+    check_stall("seqbond starting on the blade", stall)
+    res = {"start": took, "stall": stall, "ping": check_sb0(blade, gw)}
+    res["root"] = nfs_io(blade, gw)
+    res["sb0"] = nfs_over_sb0(blade, gw)
+    res["cut"] = cut_during_copy(blade, gw)
+    res["restart"] = restart_keeps_root(blade, gw)
     return res
+
+
+def nfs_over_sb0(blade, gw):
+    """The gateway's export mounted a second time, over sb0 (both ports striped), and the
+    same 8 MiB write as over the root's NIC."""
+    blade.sh("mkdir -p /mnt/sb0 && mount -t nfs -o vers=3,tcp,nolock %s.2:%s /mnt/sb0"
+             % (vt.SUBNET_SB0, EXPORT), timeout=90)
+    return nfs_io(blade, gw, "/mnt/sb0/root", "sb0")
+
+
+def reply_gaps(out, t_split):
+    """From `ping -D` output: (longest gap between two replies before t_split, longest gap
+    from it on), in s; a gap ending at or after t_split counts as from it on."""
+    ts = [float(m.group(1)) for m in re.finditer(r"^\[([\d.]+)\] \d+ bytes from", out, re.M)]
+    before = [b - a for a, b in zip(ts, ts[1:]) if b < t_split]
+    after = [b - a for a, b in zip(ts, ts[1:]) if b >= t_split]
+    return max(before) if before else -1.0, max(after) if after else -1.0
+
+
+def cut_during_copy(blade, gw):
+    """Cable 1 (DPDK on both hosts) goes silent for 5 s in the middle of a 16 MiB copy over
+    sb0: the copy completes intact; pings over sb0 every 100 ms go unanswered for at most
+    DETECT + 1 s; and a synced writer on the same mount waits at most DETECT + 1 s longer
+    than before the cut (under TCG and the copy its writes are seconds apart anyway)."""
+    w = Writer(blade, "/mnt/sb0/root/cut.log")
+    time.sleep(4)
+    pid = blade.spawn("dd if=/dev/urandom of=/mnt/sb0/root/cut.bin bs=1M count=16 conv=fsync "
+                      "2>&1; sync")
+    ping = blade.spawn("ping -D -n -i 0.1 -W 1 -c 90 %s.2" % vt.SUBNET_SB0)
+    time.sleep(2)
+    t_cut = blade_now(blade)
+    gw.cables.black_hole(1, True)
+    time.sleep(5)
+    gw.cables.black_hole(1, False)
+    rc, out, err = blade.reap(pid, 240, "dd over sb0 (cable cut)")
+    _, pout, _ = blade.reap(ping, 60, "ping over sb0 (cable cut)")
+    time.sleep(2)
+    w.stop()
+    if rc != 0:
+        raise vt.TestError("blade: the copy over sb0 during the cable cut failed (exit %d): %s"
+                           % (rc, (out + err).strip()[-300:]))
+    _, a, _ = blade.sh("md5sum /mnt/sb0/root/cut.bin")
+    _, b, _ = gw.sh("md5sum %s/root/cut.bin" % EXPORT)
+    if a.split()[0] != b.split()[0]:
+        raise vt.TestError("a file copied over sb0 during the cable cut differs on the gateway")
+    p_before, p_cut = reply_gaps(pout, t_cut)
+    n0, before = w.gaps(t_to=t_cut)
+    n1, during = w.gaps(t_from=t_cut)
+    log("blade: cable 1 silent for 5 s during a 16 MiB copy over sb0: the copy is intact; "
+        "pings over sb0 every 100 ms: longest gap between replies %.2f s before the cut, "
+        "%.2f s from it; writer on the same mount: longest gap %.2f s in %d writes before, "
+        "%.2f s in %d writes from it" % (p_before, p_cut, before, n0, during, n1))
+    if p_cut < 0 or p_cut > DETECT + 1.0:
+        raise vt.TestError("cable cut: pings over sb0 went unanswered for %.2f s (at most "
+                           "detection %.1f s + 1 s)" % (p_cut, DETECT))
+    if during > before + DETECT + 1.0:
+        raise vt.TestError("cable cut: a synced write over sb0 waited %.2f s, more than the "
+                           "longest before the cut (%.2f) + detection (%.1f) + 1 s"
+                           % (during, before, DETECT))
+    check_sb0(blade, gw, count=5)
+    return p_cut, during
+
+
+def restart_keeps_root(blade, gw):
+    """systemctl restart seqbond on the blade: the root keeps answering (its interface is
+    the kernel's, port 0 an af_packet member), and sb0 comes back."""
+    w = Writer(blade, "/root/restart.log")
+    time.sleep(4)
+    t0 = blade_now(blade)
+    t = time.monotonic()
+    blade.sh("systemctl restart %s" % vt.SERVICE, timeout=240)
+    took = time.monotonic() - t
+    time.sleep(3)
+    w.stop()
+    n, gap = w.gaps(t_from=t0)
+    log("blade: seqbond restarted in %.1f s; NFS root writer from the restart on: %d writes, "
+        "longest gap %.2f s" % (took, n, gap))
+    check_stall("seqbond restarting on the blade", gap)
+    check_sb0(blade, gw, count=5)
+    return gap
 
 
 def diagnose(gw, workdir):
@@ -309,14 +439,23 @@ def main():
         blade.start(cables)
         t_blade, fw = boot_blade(blade, args.boot_timeout)
         rate = nfs_io(blade, gw)
-        _, lease, _ = gw.sh("cat /run/dnsmasq-pxe.leases", check=False)
+        # A TFTP block costs one round trip: what one costs to the PXE address (through
+        # sb0p0 with --gateway seqbond).
+        sent, got, avg, _ = vt.ping(blade, GW_IP, count=10)
+        log("blade: ping the gateway's %s on %s: %d/%d, avg %s ms" % (GW_IP, iface, got, sent,
+                                                                   avg))
         summary.append("gateway (%s, PXE on %s) agent %.0f s; blade PXE -> NFS root usable "
-                       "%.0f s after QEMU start (firmware+TFTP %.0f s); NFS write %.2f MB/s"
-                       % (args.gateway, iface, t_gw, t_blade, fw, rate))
+                       "%.0f s after QEMU start (firmware+TFTP %.0f s); NFS write %.2f MB/s; "
+                       "ping %s %d/%d avg %s ms"
+                       % (args.gateway, iface, t_gw, t_blade, fw, rate, iface, got, sent, avg))
         if args.seqbond_blade:
             r = seqbond_blade(blade, gw)
-            summary.append("blade seqbond active in %.0f s, longest NFS write gap %.2f s, "
-                           "sb0 ping %s" % (r["start"], r["stall"], r["ping"]))
+            summary.append("blade seqbond active in %.0f s, longest root write gap %.2f s, "
+                           "sb0 ping %s; NFS write over sb0 %.2f MB/s, over NIC 0 %.2f; "
+                           "cable cut during a copy: intact, sb0 replies stopped %.2f s, longest "
+                           "write gap %.2f s; restart: longest root gap %.2f s"
+                           % (r["start"], r["stall"], r["ping"], r["sb0"], r["root"],
+                              r["cut"][0], r["cut"][1], r["restart"]))
     except vt.TestError as e:
         print("vm: FAIL: %s (logs: %s)" % (e, workdir), flush=True)
         diagnose(gw, workdir)

@@ -166,6 +166,7 @@ class Guest:
                "-device", "virtio-serial",
                "-device", "virtserialport,chardev=qga,name=org.qemu.guest_agent.0",
                "-fw_cfg", "name=opt/seqbond/seed.tar,file=%s" % self.seed]
+        self.cables = cables
         for i in range(n_nics):
             cmd += ["-netdev", "tap,id=n%d,ifname=%s,script=no,downscript=no"
                     % (i, cables.tap(self.name, i)),
@@ -328,11 +329,9 @@ class Cables:
             for g in "ab":
                 self.ip("ip", "tuntap", "add", "dev", self.tap(g, i), "mode", "tap")
                 self.ip("ip", "link", "set", self.tap(g, i), "up")
-            for g, o in (("a", "b"), ("b", "a")):
+            for g in "ab":
                 self.ip("tc", "qdisc", "add", "dev", self.tap(g, i), "ingress")
-                self.ip("tc", "filter", "add", "dev", self.tap(g, i), "parent", "ffff:",
-                        "protocol", "all", "u32", "match", "u32", "0", "0", "action",
-                        "mirred", "egress", "redirect", "dev", self.tap(o, i))
+            self.black_hole(i, False)
 
     def shape(self, mbit):
         """tbf at mbit Mbit/s on every tap's egress (both directions of every cable), or
@@ -347,6 +346,17 @@ class Cables:
                     burst = max(int(mbit * 125), 15140)
                     self.ip("tc", "qdisc", "replace", "dev", self.tap(g, i), "root", "tbf",
                             "rate", "%gmbit" % mbit, "burst", str(burst), "latency", "20ms")
+
+    def black_hole(self, i, on):
+        """Cable i drops every frame both ways (on) or carries them again (off): the carrier
+        stays up, as when a switch port fails silently, so only hellos can tell."""
+        for g, o in (("a", "b"), ("b", "a")):
+            if on:
+                self.ip("tc", "filter", "del", "dev", self.tap(g, i), "parent", "ffff:")
+            else:
+                self.ip("tc", "filter", "add", "dev", self.tap(g, i), "parent", "ffff:",
+                        "protocol", "all", "u32", "match", "u32", "0", "0", "action",
+                        "mirred", "egress", "redirect", "dev", self.tap(o, i))
 
     def teardown(self):
         if self.made:
