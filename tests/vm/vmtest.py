@@ -166,7 +166,6 @@ class Guest:
                "-device", "virtio-serial",
                "-device", "virtserialport,chardev=qga,name=org.qemu.guest_agent.0",
                "-fw_cfg", "name=opt/seqbond/seed.tar,file=%s" % self.seed]
-        self.cables = cables
         for i in range(n_nics):
             cmd += ["-netdev", "tap,id=n%d,ifname=%s,script=no,downscript=no"
                     % (i, cables.tap(self.name, i)),
