@@ -11,7 +11,7 @@
 set -euo pipefail
 out=$1 links=$2 mtu=$3 secs=$(($4 < 5 ? 5 : $4)) reps=$5	# 5 s at least: 3 whole seconds
 work=$(mktemp -d /tmp/seqbond-floor.XXXXXX)
-# A testpmd that crashed leaves its hugepage files behind (EAL reuses them on the next start).
+# A testpmd that crashed leaves its hugepage files behind.
 trap 'pkill -INT -f "file-prefix sbfloor" 2>/dev/null || true; rm -rf "$work" /dev/hugepages/sbfloor-*' EXIT
 
 # vdev_args ROLE: one --vdev per link on one socket.
@@ -74,8 +74,8 @@ print("memif_floor: %d links mtu %s: %.0f frames/s, %.1f Mbit/s" % (links, sys.a
 PY
 }
 
-# The receiving testpmd (DPDK 22.11, memif) crashed with SIGSEGV mid-run in one CI run of
-# several: such a run is measured again, up to 3 times; its seconds before the crash are not kept.
+# The receiving testpmd (DPDK 22.11, memif server) ends on SIGSEGV in most runs, usually after
+# its last reading: a run left with fewer than 3 whole seconds is measured again, up to 3 times.
 for ((rep = 1; rep <= reps; rep++)); do
 	for ((try = 1; ; try++)); do
 		rc=0

@@ -11,8 +11,7 @@ for t in dnsmasq busybox tcpdump; do
 	command -v "$t" >/dev/null || fail "missing tool '$t' (run tools/install-deps)"
 done
 
-# TFTP: blocks fetched, and the most a block may cost in us (two runs on the testbed: 167 and
-# 168; through a TCG guest's sb0p0 8 ms, docs/appliance.md "Diskless blades").
+# TFTP: blocks fetched, and the most a block may cost in us (docs/testing.md has the figures).
 TFTP_BLOCKS=4096
 TFTP_US_MAX=2000
 sb_up --links 2 --rate 100
