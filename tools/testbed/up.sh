@@ -122,17 +122,22 @@ up_make_key() {
 
 # up_start_hosts: each host's config and command line, and its seqbond started.
 up_start_hosts() {
-	local k x i rsum
-	((UP_HUGE)) && ensure_hugepages "$UP_HOSTS"
+	local k x i rsum total=0
+	local -a mem
 	for ((k = 1; k <= UP_HOSTS; k++)); do
-		x=$(host_letter "$k")
-		write_config "$k" "$UP_HOSTS" "${UP_PORTS[k]}" "$UP_SWITCHES" "$UP_MTU" "$UP_SCHED" "$UP_EXC" "$UP_PTYPE" \
-			"$UP_KEYFILE" "${UP_RATES[@]}" >"$STATE/$x.ini"
 		rsum=0
 		for ((i = 0; i < UP_PORTS[k]; i++)); do
 			rsum=$((rsum + ${UP_RATES[i % UP_SWITCHES]%.*}))
 		done
-		save_seqbond_cmd "$k" "$UP_HUGE" "${UP_MEM:-$(eal_mem_mb "${UP_PORTS[k]}" "$UP_MTU" "$rsum")}"
+		mem[k]=${UP_MEM:-$(eal_mem_mb "${UP_PORTS[k]}" "$UP_MTU" "$rsum")}
+		total=$((total + mem[k]))
+	done
+	((UP_HUGE)) && ensure_hugepages "$total"
+	for ((k = 1; k <= UP_HOSTS; k++)); do
+		x=$(host_letter "$k")
+		write_config "$k" "$UP_HOSTS" "${UP_PORTS[k]}" "$UP_SWITCHES" "$UP_MTU" "$UP_SCHED" "$UP_EXC" "$UP_PTYPE" \
+			"$UP_KEYFILE" "${UP_RATES[@]}" >"$STATE/$x.ini"
+		save_seqbond_cmd "$k" "$UP_HUGE" "${mem[k]}"
 		start_seqbond "$k"
 		# memif: host b's ports connect to host a's socket, which must be there first
 		((k > 1)) || [[ $UP_PTYPE != memif ]] || up_wait_memif_socket
@@ -274,8 +279,17 @@ cmd_down() {
 		[[ $ns =~ ^$NS-([a-z]|sw|dl|ev|ba|bb|bl)$ ]] && del_ns "$ns"
 	done
 	rm -f "$STATE"/emu/*.pid 2>/dev/null || true
-	# DPDK runtime directories of our file prefixes ($NS-a, $NS-b, ...).
+	# DPDK runtime directories of our file prefixes ($NS-a, $NS-b, ...), and the hugepage
+	# files of `up --huge` (the EAL leaves them for secondary processes; they hold the pages).
 	rm -rf "/var/run/dpdk/$NS-"*
+	rm -f "/dev/hugepages/$NS-"[a-z]map_* 2>/dev/null || true
+	if [[ -f $STATE/hugepages ]]; then
+		local added total
+		added=$(cat "$STATE/hugepages")
+		total=$(awk '/HugePages_Total/ {print $2}' /proc/meminfo)
+		((added > 0 && added <= total)) && echo $((total - added)) >/proc/sys/vm/nr_hugepages
+		rm -f "$STATE/hugepages"
+	fi
 	rm -f "$STATE/testbed.env" "$STATE"/*.ini "$STATE"/*.cmd "$STATE"/nstat.* "$STATE"/*.sock
 	rm -f "$STATE/cluster.key"
 	rm -rf "$STATE/shape"
