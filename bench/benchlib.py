@@ -5,6 +5,7 @@
   benchlib.py row CSV SYSTEM RATES MTU DIR REP IPERF_JSON TMPDIR
   benchlib.py baseline-row CSV RATE MTU REP IPERF_JSON
   benchlib.py failover-row CSV SYSTEM IPERF_JSON TMPDIR "T_DOWN T_UP"
+  benchlib.py profile CSV SYSTEM RATES MTU TMPDIR SECONDS   (macro.sh profile's samples)
   benchlib.py report RESULTS_DIR DOC IMG_DIR [--quick]
 
 CPU: a system's own processes (seqbond, testpmd) from /proc/PID/stat utime+stime; the
@@ -26,6 +27,8 @@ ROW_FIELDS = ["system", "links", "mtu", "direction", "rep", "goodput_mbit", "goo
               "reno_reorder", "tcp_timeouts", "mptcp_joins", "cpu_system_s", "cpu_kernel_s",
               "seconds", "cpu_busy_s", "cc", "dp_lcores", "cpu_dp_busiest_s", "cpu_dp_total_s"]
 BASE_FIELDS = ["rate", "mtu", "rep", "goodput_mbit", "retransmits"]
+PROF_FIELDS = ["system", "links", "mtu", "host", "stage", "samples", "share", "hypervisor_share",
+               "ns_per_frame", "dp_cpu_s", "frames", "seconds"]
 FAIL_FIELDS = ["system", "t_down", "t_up", "pre_mbit", "min_after_down_mbit", "recover_s",
                "retrans_segs", "tcp_timeouts", "goodput_mbit"]
 
@@ -147,6 +150,125 @@ def row(path, system, rates, mtu, direction, rep, ipath, tmp):
           (system, rates, mtu, direction, rep, ab + ba, ab, ba, retr), file=sys.stderr)
 
 
+# Stages of a frame's way through seqbond, for `profile`. A sample goes to the stage of the
+# first rule that matches it: kernel samples by the system call on their stack (the kernel
+# unwinds its own stack), seqbond's and DPDK's by the function or library they stopped in
+# (seqbond is built without frame pointers, so its samples have no reliable callers).
+PROF_KERNEL = [  # (stage, any of these kernel functions on the stack)
+    ("exception path read", ("tun_chr_read_iter", "tun_do_read", "do_readv")),
+    ("exception path write", ("tun_chr_write_iter", "tun_get_user", "do_writev")),
+    ("waiting (epoll, naps)", ("do_epoll_wait", "do_epoll_pwait", "hrtimer_nanosleep",
+                               "do_sched_yield", "__x64_sys_sched_yield")),
+]
+PROF_USER = [  # (stage, function name prefixes or library names)
+    ("exception path read", ("tv_rx_burst", "sb_exc_rx_burst", "sb_vnet_rx_decode",
+                             "__GI___readv", "readv")),
+    ("segmentation and checksums", ("librte_gso", "rte_gso_segment", "tcp_cksum_set",
+                                    "csum_complete", "tcp6_segment", "sb_vnet_rx_finish",
+                                    "linearize")),
+    ("checksum check and coalescing", ("librte_gro", "rte_gro_", "sb_vnet_tx_coalesce",
+                                       "tx_classify")),
+    ("exception path write", ("tv_tx_burst", "tx_write", "sb_vnet_tx_header", "sb_exc_tx",
+                              "__GI___writev", "writev")),
+    ("shim and authentication", ("sb_wire_", "sb_auth_", "sb_dp_auth", "libsodium",
+                                 "send_data", "rx_one", "rx_round", "rx_finish")),
+    ("scheduler", ("sb_sched_", "sb_path_est")),
+    ("reorder", ("sb_reorder_", "release_in_order", "sb_dp_rx_flush")),
+    ("port I/O (memif PMD)", ("librte_net_memif", "sb_port_")),
+    ("mbufs", ("librte_mempool", "rte_pktmbuf_", "rte_mempool", "__rte_pktmbuf")),
+    ("waiting (epoll, naps)", ("epoll_pwait", "sb_wait_", "clock_nanosleep", "__sched_yield")),
+    ("liveness (hellos, peers)", ("sb_dp_hello", "sb_peer_", "hello_", "sb_dp_cmd",
+                                  "view_refresh")),
+]
+# The software checksum and header parse serve whichever stage the host does most: on an
+# A->B stream, cutting on the sender (a), checking before merging on the receiver (b).
+PROF_ROLE = {"sum_mbuf": ("segmentation and checksums", "checksum check and coalescing"),
+             "rte_net_get_ptype": ("segmentation and checksums",
+                                   "checksum check and coalescing")}
+
+
+def prof_samples(path):
+    """Samples of `perf script -F comm,ip,sym,dso` taken on a datapath lcore (thread
+    rte-worker-N): lists of (symbol, dso), leaf first."""
+    cur, keep = [], False
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n")
+        if not line.strip():
+            if cur and keep:
+                yield cur
+            cur = []
+        elif line[0] not in " \t":
+            keep = line.startswith("rte-worker-")
+        else:
+            f = line.split(None, 1)
+            if len(f) < 2:
+                continue
+            sym, _, dso = f[1].rpartition(" (")
+            cur.append((sym.split("+")[0], os.path.basename(dso.rstrip(")"))))
+    if cur:
+        yield cur
+
+
+def prof_stage(stack, sender):
+    sym, dso = stack[0]
+    if dso == "[kernel.kallsyms]":
+        syms = {s for s, _ in stack}
+        for stage, names in PROF_KERNEL:
+            if syms.intersection(names):
+                return stage
+        # the system call's way in or out: the user function that made it
+        user = [f for f in stack if f[1] != "[kernel.kallsyms]" and f[0] != "[unknown]"]
+        if not user or "do_syscall_64" not in syms:
+            return "kernel, other (faults, interrupts, timers)"
+        sym, dso = user[0]
+    for name, (tx, rx) in PROF_ROLE.items():
+        if sym.startswith(name):
+            return tx if sender else rx
+    for stage, names in PROF_USER:
+        for n in names:
+            if sym.startswith(n) or dso.startswith(n):
+                return stage
+    return "other"
+
+
+def profile(path, system, rates, mtu, tmp, seconds):
+    """Rows of `macro.sh profile`: per host and stage, its share of the samples, the share
+    of those spent in the hypervisor's functions (pvm_*, this VM's cost), and ns per
+    MTU-sized frame = share x the host's datapath CPU seconds / frames (the bytes b's IP
+    layer received in the window / MTU)."""
+    dp = dp_delta(tmp)
+    def in_octets(tag):
+        lines = [l.split() for l in open(os.path.join(tmp, "netstat-b." + tag))]
+        for names, vals in zip(lines[::2], lines[1::2]):
+            if names[0] == "IpExt:":
+                return int(vals[names.index("InOctets")])
+        raise SystemExit("profile: no IpExt InOctets in /proc/net/netstat")
+    octets = in_octets("after") - in_octets("before")
+    frames = octets / int(mtu)
+    if frames <= 0 or len(dp) != 2:
+        raise SystemExit("profile: no traffic in the window (%d bytes received by b, "
+                         "datapath CPU %s)" % (octets, dp))
+    for i, host in enumerate(("a", "b")):
+        count, hyp = {}, {}
+        for stack in prof_samples(os.path.join(tmp, "perf-%s.txt" % host)):
+            st = prof_stage(stack, host == "a")
+            count[st] = count.get(st, 0) + 1
+            if stack[0][0].startswith("pvm_"):
+                hyp[st] = hyp.get(st, 0) + 1
+        total = sum(count.values())
+        if total == 0:
+            raise SystemExit("profile: no samples of host %s" % host)
+        for st, n in sorted(count.items(), key=lambda kv: -kv[1]):
+            append(path, PROF_FIELDS, {
+                "system": system, "links": rates, "mtu": mtu, "host": host, "stage": st,
+                "samples": n, "share": "%.4f" % (n / total),
+                "hypervisor_share": "%.4f" % (hyp.get(st, 0) / n),
+                "ns_per_frame": "%.1f" % (n / total * dp[i] * 1e9 / frames),
+                "dp_cpu_s": "%.2f" % dp[i], "frames": int(frames), "seconds": seconds})
+        print("profile %s: %d samples, %.2f dp CPU s, %.0f frames/s" %
+              (host, total, dp[i], frames / float(seconds)), file=sys.stderr)
+
+
 def baseline_row(path, rate, mtu, rep, ipath):
     e = load_iperf(ipath)["end"]
     append(path, BASE_FIELDS, {"rate": rate, "mtu": mtu, "rep": rep,
@@ -238,6 +360,7 @@ def report(rdir, doc, img, quick):
     ceil = read(os.path.join(rdir, "ceiling.csv"))
     cap = read(os.path.join(rdir, "capacity.csv"))
     floor = read(os.path.join(rdir, "capacity-floor.csv"))
+    prof = read(os.path.join(rdir, "capacity-profile.csv"))
     scale = read(os.path.join(rdir, "micro_scale.csv"))
     auth = read(os.path.join(rdir, "micro_auth.csv"))
     lat = read(os.path.join(rdir, "latency.csv"))
@@ -284,7 +407,7 @@ def report(rdir, doc, img, quick):
     plots = make_plots(summary, fail, rdir, img)
     cx = Ctx(rdir, doc, quick)
     write_doc(cx, summary, per_rate, fail, micro, dpr, cg, plots,
-              ceiling_section(ceil, cx) + capacity_section(cap, cx, floor) +
+              ceiling_section(ceil, cx) + capacity_section(cap, cx, floor, prof, img) +
               wan_section(wan, per_rate, cx) +
               latency_section(lat, img, cx) + cluster_section(cluster, cx),
               scale_section(scale, cx), auth_section(auth, cx))
@@ -513,14 +636,16 @@ def ceiling_section(ceil, cx):
     return L + cx.notes("ceiling")
 
 
-def capacity_section(cap, cx, floor=()):
+def capacity_section(cap, cx, floor=(), prof=(), img=None):
     """Markdown lines for bench/run's capacity: memif member ports, the CPU is the limit;
-    @floor: rows of capacity-floor.csv (bench/memif_floor.sh), DPDK alone on the same links."""
+    @floor: rows of capacity-floor.csv (bench/memif_floor.sh), DPDK alone on the same links;
+    @prof: rows of capacity-profile.csv (macro.sh profile); @img: where the plot goes."""
     L = ["## Capacity: seqbond's own work per datapath core (memif ports)\n"] + cx.made_by(
         "capacity", ["capacity.csv"])
     if not cap:
         return L + cx.not_run("capacity.csv") + cx.notes("capacity")
-    L += ["Two hosts linked by DPDK memif pairs (`seqbond-testbed up --port-type memif`): no "
+    L += ["Two hosts linked by DPDK memif pairs (`seqbond-testbed up --port-type memif --huge`: "
+          "hugepages, as on a host): no "
           "kernel between the two seqbond processes, no rate limit, one iperf3 TCP stream "
           "through `sb0` (tap-vnet), A->B or both ways at once. `dp cores` = CPU seconds of "
           "the busier host's datapath lcores (its rte-worker threads, /proc) per second of "
@@ -570,7 +695,82 @@ def capacity_section(cap, cx, floor=()):
                 k[0], k[1], fmt(med(r["frames_per_s"] for r in rs), 0),
                 fmt(med(r["mbit_s"] for r in rs), 1), len(rs)))
         L.append("")
+    if prof:
+        L += profile_lines(prof)
+    if img is not None:
+        plot = capacity_plot(groups, per_core, img)
+        if plot:
+            L += ["![Gbit/s per datapath core](img/%s)\n" % plot]
     return L + cx.notes("capacity")
+
+
+def profile_lines(prof):
+    """The capacity profile as a table: per stage, each host's share of its datapath lcore's
+    samples and ns per MTU-sized frame (medians over the runs)."""
+    runs = {}
+    for r in prof:
+        runs.setdefault((r["host"], r["stage"]), []).append(r)
+    first = prof[0]
+    n_runs = len({(r["host"], r["dp_cpu_s"], r["frames"]) for r in prof if r["host"] == "a"})
+    fps = med(float(r["frames"]) / float(r["seconds"]) for r in prof if r["host"] == "b")
+    L = ["Where a frame's time goes (`bench/macro.sh profile`): `perf record -g` on both "
+         "seqbond processes during one A->B stream over %d memif links, MTU %s, one datapath "
+         "lcore (%.0f frames/s of MTU size). Each sample of a datapath lcore is put in the "
+         "stage of the system call on its kernel stack or of the function or library it "
+         "stopped in (bench/benchlib.py, PROF_USER). `ns/frame` = share x the host's datapath "
+         "CPU seconds / frames. `hypervisor` = the part of the stage spent in this VM's "
+         "`pvm_*` functions, which a host on bare metal does not pay. Medians over %d run%s.\n"
+         % (len(first["links"].split(",")), first["mtu"], fps, n_runs, "s" if n_runs > 1 else ""),
+         "| stage | a (sender) share | a ns/frame | b (receiver) share | b ns/frame | "
+         "hypervisor a / b |", "|---|---|---|---|---|---|"]
+
+    def col(host, stage, key):
+        rs = runs.get((host, stage), [])
+        return med(float(r[key]) for r in rs) if rs else 0.0
+    stages = sorted({r["stage"] for r in prof},
+                    key=lambda st: -(col("a", st, "share") + col("b", st, "share")))
+    tot = {"a": 0.0, "b": 0.0}
+    for st in stages:
+        for h in tot:
+            tot[h] += col(h, st, "ns_per_frame")
+        L.append("| %s | %.1f %% | %.0f | %.1f %% | %.0f | %.0f %% / %.0f %% |" % (
+            st, 100 * col("a", st, "share"), col("a", st, "ns_per_frame"),
+            100 * col("b", st, "share"), col("b", st, "ns_per_frame"),
+            100 * col("a", st, "hypervisor_share"), 100 * col("b", st, "hypervisor_share")))
+    L += ["| all | 100 %% | %.0f | 100 %% | %.0f | |" % (tot["a"], tot["b"]), ""]
+    return L
+
+
+def capacity_plot(groups, per_core, img):
+    """Bar chart of Gbit/s per datapath core by links, one bar per (MTU, direction, lcores);
+    @return the file name in @img, or None without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    os.makedirs(img, exist_ok=True)
+    links = sorted({k[0] for k in groups})
+    kinds = sorted({k[1:] for k in groups})
+    fig, ax = plt.subplots(figsize=(8, 4))
+    w = 0.8 / max(len(kinds), 1)
+    for j, kind in enumerate(kinds):
+        ys = [per_core.get((n,) + kind, float("nan")) for n in links]
+        ax.bar([i + j * w for i in range(len(links))], ys, w,
+               label="MTU %d, %s, %d lcore%s" % (kind[0], kind[1], kind[2],
+                                                  "s" if kind[2] > 1 else ""))
+    ax.axhline(10, color="grey", linestyle="--", linewidth=1)
+    ax.set_xticks([i + 0.4 - w / 2 for i in range(len(links))])
+    ax.set_xticklabels(["%d memif links" % n for n in links])
+    ax.set_ylabel("Gbit/s per datapath core")
+    ax.set_title("seqbond capacity (goal: 10 Gbit/s per core, dashed)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    name = "bench-capacity.png"
+    fig.savefig(os.path.join(img, name), dpi=90)
+    plt.close(fig)
+    return name
 
 
 LAT_SYSTEMS = ("link", "seqbond-shared", "seqbond-dedicated", "seqbond-tap", "mptcp")
@@ -1053,6 +1253,8 @@ def main():
         baseline_row(*a[1:6])
     elif a[0] == "failover-row":
         failover_row(*a[1:6])
+    elif a[0] == "profile":
+        profile(*a[1:7])
     elif a[0] == "report":
         report(a[1], a[2], a[3], "--quick" in a)
     else:

@@ -6,6 +6,8 @@
 #   macro.sh measure SYSTEM RATES MTU DIR TIME REPS CSV
 #   macro.sh failover SYSTEM TIME CSV JSONDIR
 #   macro.sh check SYSTEM RATES MTU        (bring it up, ping across it, tear down: no load)
+#   macro.sh profile SYSTEM RATES MTU TIME CSV   (seqbond only: perf record of both processes
+#                                                 during one A->B stream; benchlib.py profile)
 #
 # SYSTEM: seqbond-rr|seqbond-drr|seqbond-edpf|bond-rr|bond-xor|bond-8023ad|mptcp|link
 # (link: plain TCP over the first link alone, the testbed's addresses 10.97.0.x)
@@ -288,6 +290,40 @@ cmd_check() {
 	note "check $sys on $rates mtu $mtu: ok"
 }
 
+# profile: where the datapath's time goes. One A->B stream of TIME s; from its 3rd second,
+# `perf record -g` samples each seqbond process (999 Hz) for TIME - 5 s. benchlib.py profile
+# sorts the samples into the datapath's stages and appends one row per (host, stage).
+cmd_profile() {
+	local sys=$1 rates=$2 mtu=$3 t=$4 csv=$5 ipid x pids=() win=$(($4 - 5))
+	[[ $sys == seqbond-* ]] || die "profile: seqbond systems only, not $sys"
+	((win >= 3)) || die "profile: TIME must be at least 8 s"
+	command -v perf >/dev/null || die "profile: perf missing (tools/install-deps: linux-perf)"
+	system_up "$sys" "$rates" "$mtu"
+	iperf_once "$t" ab "$TMP/iperf.json" &
+	ipid=$!
+	sleep 3
+	snap before
+	# nstat's counters are 32 bits wide: the bytes come from /proc, 64 bits
+	ip netns exec "$NS-b" cat /proc/net/netstat >"$TMP/netstat-b.before"
+	for x in a b; do
+		perf record -q -F 999 -g -o "$TMP/perf-$x.data" -p "$(cat "$STATE/$x.pid")" \
+			-- sleep "$win" >"$TMP/perf-$x.log" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}" || { cat "$TMP"/perf-?.log >&2; die "perf record failed"; }
+	snap after
+	ip netns exec "$NS-b" cat /proc/net/netstat >"$TMP/netstat-b.after"
+	wait "$ipid" || die "profile: iperf3 failed"
+	note "profile $sys $rates mtu $mtu: $(python3 -c 'import json, sys
+print("%.1f Mbit/s" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' \
+		"$TMP/iperf.json") over the whole stream"
+	for x in a b; do
+		perf script -F comm,ip,sym,dso -i "$TMP/perf-$x.data" >"$TMP/perf-$x.txt" \
+			2>/dev/null || die "perf script failed on $x"
+	done
+	$LIB profile "$csv" "$sys" "$rates" "$mtu" "$TMP" "$win" || die "cannot sort the samples"
+}
+
 main() {
 	local verb=$1
 	shift
@@ -297,6 +333,7 @@ main() {
 	baseline) cmd_baseline "$@" ;;
 	failover) cmd_failover "$@" ;;
 	check) cmd_check "$@" ;;
+	profile) cmd_profile "$@" ;;
 	*) die "unknown verb $verb" ;;
 	esac
 }
