@@ -14,6 +14,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "sb_csum.h"
 #include "sb_vnet.h"
 
 #define TCP_FLAG_FIN 0x01
@@ -87,47 +88,6 @@ sb_vnet_max_segments(uint32_t pkt_len, uint16_t mtu)
 }
 
 /*
- * One's complement sum of a buffer (RFC 1071), 32 bytes per step: the 32-bit halves of
- * native 64-bit words add up in four 64-bit accumulators (no carry is lost below 2^32
- * words), which folds to the same 16-bit sum as adding native 16-bit words (RFC 1071
- * s.2(B): the sum does not depend on byte order or on the width of the words added).
- * DPDK's rte_raw_cksum() adds 2 bytes per step; this sum runs over every byte seqbond
- * checks or cuts, so it shows in profiles (docs/design.md). Not folded.
- */
-static inline uint64_t
-raw_sum(const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, w[4], tail = 0;
-
-	for (; len >= 32; len -= 32, p += 32) {
-		memcpy(w, p, 32);
-		s0 += (w[0] & 0xffffffff) + (w[0] >> 32);
-		s1 += (w[1] & 0xffffffff) + (w[1] >> 32);
-		s2 += (w[2] & 0xffffffff) + (w[2] >> 32);
-		s3 += (w[3] & 0xffffffff) + (w[3] >> 32);
-	}
-	for (; len >= 8; len -= 8, p += 8) {
-		memcpy(w, p, 8);
-		s0 += (w[0] & 0xffffffff) + (w[0] >> 32);
-	}
-	/* Up to 7 bytes at an even offset keep their place in a zeroed word. */
-	memcpy(&tail, p, len);
-	s1 += (tail & 0xffffffff) + (tail >> 32);
-	return s0 + s1 + s2 + s3;
-}
-
-static inline uint16_t
-fold(uint64_t s)
-{
-	s = (s & 0xffffffff) + (s >> 32);
-	s = (s & 0xffffffff) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)((s & 0xffff) + (s >> 16));
-}
-
-/*
  * Folded one's complement sum of @p len bytes from offset @p off of a chain. A segment that
  * starts at an odd offset of the sum has its bytes in the other half of each 16-bit word:
  * its sum is byte-swapped (RFC 1071 s.2(B)). @return 0 or -EINVAL (beyond the packet).
@@ -144,12 +104,13 @@ sum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *out)
 		off -= m->data_len;
 	for (; m != NULL && done < len; m = m->next, off = 0) {
 		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len - done);
-		uint16_t s = fold(raw_sum(rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n));
+		uint16_t s = sb_csum_fold(sb_csum_raw(rte_pktmbuf_mtod_offset(m, const uint8_t *,
+			off), n));
 
 		total += (done & 1) ? rte_bswap16(s) : s;
 		done += n;
 	}
-	*out = fold(total);
+	*out = sb_csum_fold(total);
 	return 0;
 }
 
@@ -188,7 +149,7 @@ tcp_cksum_set(struct rte_mbuf *m)
 	}
 	if (sum_mbuf(m, l4_off, l4_length(m->packet_type, l3, m->l3_len), &sum) != 0)
 		return -EINVAL;
-	th->cksum = ~fold((uint64_t)sum + pseudo_sum(m->packet_type, l3));
+	th->cksum = ~sb_csum_fold((uint64_t)sum + pseudo_sum(m->packet_type, l3));
 	return 0;
 }
 
@@ -448,7 +409,7 @@ tx_classify(struct rte_mbuf *m, struct sb_vnet_tx_stats *st)
 		uint16_t sum;
 
 		bad = sum_mbuf(m, hl.l2_len + hl.l3_len, l3_end - hl.l2_len - hl.l3_len,
-			&sum) != 0 || fold((uint64_t)sum + pseudo_sum(ptype, l3)) != 0xffff;
+			&sum) != 0 || sb_csum_fold((uint64_t)sum + pseudo_sum(ptype, l3)) != 0xffff;
 	}
 	if (bad) {
 		st->csum_bad++;
