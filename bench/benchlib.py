@@ -183,6 +183,7 @@ PROF_USER = [  # (stage, function name prefixes or library names)
 # The software checksum and header parse serve whichever stage the host does most: on an
 # A->B stream, cutting on the sender (a), checking before merging on the receiver (b).
 PROF_ROLE = {"sum_mbuf": ("segmentation and checksums", "checksum check and coalescing"),
+             "sb_csum_": ("segmentation and checksums", "checksum check and coalescing"),
              "rte_net_get_ptype": ("segmentation and checksums",
                                    "checksum check and coalescing")}
 
