@@ -146,8 +146,11 @@ def row(path, system, rates, mtu, direction, rep, ipath, tmp):
         "cpu_dp_busiest_s": "%.2f" % max(dp_delta(tmp) or [0.0]),
         "cpu_dp_total_s": "%.2f" % sum(dp_delta(tmp)),
     })
-    print("%s %s mtu %s %s rep %s: %.1f Mbit/s (%.1f + %.1f), %d retransmits" %
-          (system, rates, mtu, direction, rep, ab + ba, ab, ba, retr), file=sys.stderr)
+    dp = max(dp_delta(tmp) or [0.0]) / float(e["sum_received"]["seconds"] or 1)
+    print("%s %s mtu %s %s rep %s: %.1f Mbit/s (%.1f + %.1f), %d retransmits%s" %
+          (system, rates, mtu, direction, rep, ab + ba, ab, ba, retr,
+           ", busier datapath %.2f cores: %.2f Gbit/s per core" % (dp, (ab + ba) / 1000 / dp)
+           if dp > 0 else ""), file=sys.stderr)
 
 
 # Stages of a frame's way through seqbond, for `profile`. A sample goes to the stage of the
@@ -641,7 +644,7 @@ def capacity_section(cap, cx, floor=(), prof=(), img=None):
     """Markdown lines for bench/run's capacity: memif member ports, the CPU is the limit;
     @floor: rows of capacity-floor.csv (bench/memif_floor.sh), DPDK alone on the same links;
     @prof: rows of capacity-profile.csv (macro.sh profile); @img: where the plot goes."""
-    L = ["## Capacity: seqbond's own work per datapath core (memif ports)\n"] + cx.made_by(
+    L = ["## Capacity: what one datapath core carries (memif ports)\n"] + cx.made_by(
         "capacity", ["capacity.csv"])
     if not cap:
         return L + cx.not_run("capacity.csv") + cx.notes("capacity")
@@ -651,9 +654,15 @@ def capacity_section(cap, cx, floor=(), prof=(), img=None):
           "through `sb0` (tap-vnet), A->B or both ways at once. `dp cores` = CPU seconds of "
           "the busier host's datapath lcores (its rte-worker threads, /proc) per second of "
           "stream; `Gbit/s per dp core` = goodput (both directions for `bidir`, which each "
-          "host carries) / `dp cores`; `CPU s/GB` = the machine's busy CPU seconds per GB "
-          "received (iperf3, both kernels and the exception path included). Medians over "
-          "the runs.\n",
+          "host carries) / `dp cores`, goodput per second of datapath CPU (an extrapolation "
+          "to a lcore busy all the time); `dp lcores` = datapath lcores per host; `x 1 lcore` = goodput "
+          "against the same row with one lcore; `CPU s/GB` = the machine's busy CPU seconds "
+          "per GB received (iperf3, both kernels and the exception path included). The "
+          "datapath lcore is busy less than a whole core because it sleeps when it finds "
+          "nothing to do (docs/design.md, \"Sleeping when idle\"): the limit is then the "
+          "rest of the machine, two kernels and iperf3 on the same 2 CPUs. Each lcore's CPU "
+          "includes the system calls it makes into the TUN device, where the kernel copies "
+          "every frame. Medians over the runs.\n",
           "| links | MTU | direction | dp lcores | goodput Mbit/s | dp cores | Gbit/s per dp "
           "core | x 1 lcore | CPU s/GB | retransmits | runs |",
           "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -685,10 +694,12 @@ def capacity_section(cap, cx, floor=(), prof=(), img=None):
         fl = {}
         for r in floor:
             fl.setdefault((int(r["links"]), int(r["mtu"])), []).append(r)
-        L += ["DPDK's floor on the same memif pairs (`bench/memif_floor.sh`): dpdk-testpmd "
-              "sending full-size frames in txonly mode to another in rxonly mode, one "
-              "forwarding lcore each on its own CPU; no TCP, no exception path, no seqbond. "
-              "Medians over the runs.\n",
+        L += ["DPDK alone on the same memif pairs, the floor under seqbond's figures "
+              "(`bench/memif_floor.sh`): dpdk-testpmd sending full-size frames in txonly mode "
+              "to another in rxonly mode, one forwarding lcore each on its own CPU; no TCP, no "
+              "exception path, no seqbond. Medians over the runs. It moves between runs by a "
+              "factor of six (3 to 21 M frames/s at MTU 1500; the notes): read it as \"memif "
+              "itself is far from the limit\", not as a figure to divide by.\n",
               "| links | MTU | frames/s | Mbit/s (frames) | runs |", "|---|---|---|---|---|"]
         for k in sorted(fl):
             rs = fl[k]
@@ -718,9 +729,12 @@ def profile_lines(prof):
          "seqbond processes during one A->B stream over %d memif links, MTU %s, one datapath "
          "lcore (%.0f frames/s of MTU size). Each sample of a datapath lcore is put in the "
          "stage of the system call on its kernel stack or of the function or library it "
-         "stopped in (bench/benchlib.py, PROF_USER). `ns/frame` = share x the host's datapath "
-         "CPU seconds / frames. `hypervisor` = the part of the stage spent in this VM's "
-         "`pvm_*` functions, which a host on bare metal does not pay. Medians over %d run%s.\n"
+         "stopped in (bench/benchlib.py, PROF_USER). Samples are CPU time: `waiting` is what "
+         "going to sleep and waking costs, not time asleep. `ns/frame` = share x the host's "
+         "datapath CPU seconds / frames. `hypervisor` = the part of the stage spent in this "
+         "VM's `pvm_*` functions, which a host on bare metal does not pay. Each cell is the "
+         "median of that cell over %d run%s, so a column need not add up to 100 %%; `all` is "
+         "the sum of the column's cells. Not in `--quick`.\n"
          % (len(first["links"].split(",")), first["mtu"], fps, n_runs, "s" if n_runs > 1 else ""),
          "| stage | a (sender) share | a ns/frame | b (receiver) share | b ns/frame | "
          "hypervisor a / b |", "|---|---|---|---|---|---|"]
@@ -738,7 +752,7 @@ def profile_lines(prof):
             st, 100 * col("a", st, "share"), col("a", st, "ns_per_frame"),
             100 * col("b", st, "share"), col("b", st, "ns_per_frame"),
             100 * col("a", st, "hypervisor_share"), 100 * col("b", st, "hypervisor_share")))
-    L += ["| all | 100 %% | %.0f | 100 %% | %.0f | |" % (tot["a"], tot["b"]), ""]
+    L += ["| all | | %.0f | | %.0f | |" % (tot["a"], tot["b"]), ""]
     return L
 
 
@@ -1159,14 +1173,14 @@ def write_doc(cx, summary, per_rate, fail, micro, dpr, cg, plots, wan_lines=(),
              "as root (long: about 1 h 30 min with MTU 9000 and --bidir)\nbench/run --quick    "
              "# every piece once, cheaply (CI; < 3 min)\nbench/run --report   # this file and "
              "its plots again from bench/results/, measuring nothing (seconds)\n```\n")
-    L.append("`bench/run --only macro|ceiling|wan|failover|latency|micro|cluster`, `--mtu "
+    L.append("`bench/run --only macro|ceiling|capacity|wan|failover|latency|micro|cluster`, `--mtu "
              "1500`, `--dir ab` restrict a run; results accumulate per run in `bench/results/` "
              "(the previous run's files are replaced, or kept and added to with `--append`; "
              "`--systems`, `--links-sets` narrow it further), and every run ends by rewriting "
              "this file from all of them. Every throughput measurement holds `flock "
              "/tmp/seqbond-net.lock`. What a run showed beyond its table goes into "
-             "`bench/results/notes/NAME.md` (NAME: macro, failover, ceiling, wan, latency, "
-             "cluster, reorder, auth, datapath, scale), which the section links.\n")
+             "`bench/results/notes/NAME.md` (NAME: macro, failover, ceiling, capacity, wan, "
+             "latency, cluster, reorder, auth, datapath, scale), which the section links.\n")
     with open(doc, "w") as f:
         f.write("\n".join(L))
 

@@ -14,10 +14,10 @@ out=$1 links=$2 mtu=$3 secs=$(($4 < 5 ? 5 : $4)) reps=$5	# 5 s at least: 3 whole
 work=$(mktemp -d /tmp/seqbond-floor.XXXXXX)
 added=0
 hp_total() { awk '/HugePages_Total/ {print $2}' /proc/meminfo; }
-# A testpmd that crashed leaves its hugepage files behind.
+# A testpmd that crashed leaves its hugepage files behind. Our file prefixes carry our pid.
 cleanup() {
-	pkill -INT -f "file-prefix sbfloor" 2>/dev/null || true
-	rm -rf "$work" /dev/hugepages/sbfloor-*
+	pkill -INT -f "file-prefix sbfloor$$-" 2>/dev/null || true
+	rm -rf "$work" /dev/hugepages/sbfloor$$-* /var/run/dpdk/sbfloor$$-*
 	((added <= 0)) || echo $(($(hp_total) - added)) >/proc/sys/vm/nr_hugepages
 }
 trap cleanup EXIT
@@ -53,7 +53,7 @@ measure() {
 	run=$((run + 1))
 	# shellcheck disable=SC2046 # one word per --vdev
 	timeout -s INT $((secs + 10)) dpdk-testpmd --lcores 0@0,1@1 --no-pci \
-		--file-prefix sbfloor-rx$run $(vdev_args server) -- --forward-mode=rxonly \
+		--file-prefix sbfloor$$-rx$run $(vdev_args server) -- --forward-mode=rxonly \
 		--stats-period=1 --total-num-mbufs=32768 --mbuf-size=$mbuf \
 		>"$work/rx.txt" 2>&1 &
 	rx=$!
@@ -65,7 +65,7 @@ measure() {
 	# +2 s: EAL and port start take up to that before the first frame
 	# shellcheck disable=SC2046
 	timeout -s INT $((secs + 2)) dpdk-testpmd --lcores 0@1,1@0 --no-pci \
-		--file-prefix sbfloor-tx$run $(vdev_args client) -- --forward-mode=txonly \
+		--file-prefix sbfloor$$-tx$run $(vdev_args client) -- --forward-mode=txonly \
 		--mbuf-size=$mbuf --txpkts="$frame" --total-num-mbufs=32768 \
 		--stats-period=1 >"$work/tx.txt" 2>&1 || true
 	# --txpkts must fit the mbufs (--mbuf-size first), or testpmd sends 64-byte frames
