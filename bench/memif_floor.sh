@@ -11,14 +11,15 @@
 # 2 MiB hugepages the two testpmd need when too few are free, and gives them back at the end.
 set -euo pipefail
 out=$1 links=$2 mtu=$3 secs=$(($4 < 5 ? 5 : $4)) reps=$5	# 5 s at least: 3 whole seconds
+# shellcheck source-path=SCRIPTDIR source=../tools/testbed/names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tools/testbed/names.sh"
 work=$(mktemp -d /tmp/seqbond-floor.XXXXXX)
 added=0
-hp_total() { awk '/HugePages_Total/ {print $2}' /proc/meminfo; }
 # A testpmd that crashed leaves its hugepage files behind. Our file prefixes carry our pid.
 cleanup() {
 	pkill -INT -f "file-prefix sbfloor$$-" 2>/dev/null || true
 	rm -rf "$work" /dev/hugepages/sbfloor$$-* /var/run/dpdk/sbfloor$$-*
-	((added <= 0)) || echo $(($(hp_total) - added)) >/proc/sys/vm/nr_hugepages
+	tb_hugepages_release "$added"
 }
 trap cleanup EXIT
 
@@ -37,15 +38,11 @@ mbuf=$((frame > 1900 ? frame + 256 : 2176))	# one mbuf per frame
 run=0	# each run its own socket and EAL file prefix: nothing of a crashed run is reused
 # hugepages: each testpmd's 32768 mbufs (+384 bytes of header each) and 128 MiB for the EAL
 want=$(((32768 * (mbuf + 384) >> 20) + 128))	# MiB for one, so pages of 2 MiB for two
-free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-if ((free < want)); then
-	before=$(hp_total)
-	echo $((before + want - free)) >/proc/sys/vm/nr_hugepages
-	added=$(($(hp_total) - before))
-	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-	((free >= want)) || { echo "memif_floor: $free free hugepages, $want needed" >&2; exit 1; }
-fi
-grep -q hugetlbfs /proc/mounts || { mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages; }
+tb_hugepages_reserve "$want" added || {
+	echo "memif_floor: $(awk '/HugePages_Free/ {print $2}' /proc/meminfo) free hugepages" \
+		"and hugetlbfs mounted: want $want pages" >&2
+	exit 1
+}
 # measure REP: one sender/receiver run; appends the row and returns 0, or returns 2 when the
 # receiver counted fewer than 3 seconds of traffic (printing why).
 measure() {

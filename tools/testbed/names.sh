@@ -43,3 +43,32 @@ tb_addr6() {
 	k=$(tb_host_index "$1") || return 1
 	echo "$TB_SUBNET6:$k"
 }
+
+# tb_hugepages_reserve PAGES VAR: at least PAGES free 2 MiB hugepages, vm.nr_hugepages raised
+# by what is missing, and hugetlbfs mounted (on /dev/hugepages when it is not yet). The number
+# of pages it added goes into the variable VAR, for tb_hugepages_release. Returns 1 when fewer
+# than PAGES are free even then (too little memory, or too fragmented), 2 when hugetlbfs
+# cannot be mounted; VAR is set in both cases.
+tb_hugepages_reserve() {
+	local tb_want=$1 tb_free tb_total tb_added=0
+	tb_free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	if ((tb_free < tb_want)); then
+		tb_total=$(awk '/HugePages_Total/ {print $2}' /proc/meminfo)
+		echo $((tb_total + tb_want - tb_free)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+		tb_added=$(($(awk '/HugePages_Total/ {print $2}' /proc/meminfo) - tb_total))
+		tb_free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	fi
+	printf -v "$2" '%s' "$tb_added"
+	((tb_free >= tb_want)) || return 1
+	awk '$3 == "hugetlbfs" {found = 1} END {exit !found}' /proc/mounts && return 0
+	mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages || return 2
+}
+
+# tb_hugepages_release ADDED: gives back the ADDED pages tb_hugepages_reserve added (nothing
+# when ADDED is 0, or more than are reserved).
+tb_hugepages_release() {
+	local tb_total
+	tb_total=$(awk '/HugePages_Total/ {print $2}' /proc/meminfo)
+	((${1:-0} > 0 && $1 <= tb_total)) || return 0
+	echo $((tb_total - $1)) >/proc/sys/vm/nr_hugepages
+}

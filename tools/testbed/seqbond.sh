@@ -68,22 +68,13 @@ EOC
 # ensure_hugepages MB: that many MiB of free 2 MiB pages (for every host's -m together) and a
 # hugetlbfs mount. The pages it adds are noted in $STATE/hugepages; `down` gives them back.
 ensure_hugepages() {
-	local want=$((($1 + 1) / 2)) have
-	have=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-	if ((have < want)); then
-		local total
-		total=$(awk '/HugePages_Total/ {print $2}' /proc/meminfo)
-		echo $((total + want - have)) >/proc/sys/vm/nr_hugepages ||
-			die "cannot reserve hugepages"
-		have=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-		echo $(($(awk '/HugePages_Total/ {print $2}' /proc/meminfo) - total)) >"$STATE/hugepages"
-		((have >= want)) || die "cannot reserve $want hugepages of 2 MiB: only $have free" \
-			"(memory too fragmented or too small; --mem MB asks for less)"
-	fi
-	if ! awk '$3 == "hugetlbfs" {found = 1} END {exit !found}' /proc/mounts; then
-		mkdir -p /dev/hugepages
-		mount -t hugetlbfs nodev /dev/hugepages || die "cannot mount hugetlbfs"
-	fi
+	local added rc=0
+	tb_hugepages_reserve $((($1 + 1) / 2)) added || rc=$?
+	((added == 0)) || echo "$added" >"$STATE/hugepages"
+	((rc != 1)) || die "cannot reserve $((($1 + 1) / 2)) hugepages of 2 MiB:" \
+		"$(awk '/HugePages_Free/ {print $2}' /proc/meminfo) free (memory too fragmented" \
+		"or too small; --mem MB asks for less)"
+	((rc != 2)) || die "cannot mount hugetlbfs"
 }
 
 # eal_mem_mb PORTS MTU [RATE_SUM]: EAL memory (-m) for one seqbond, in hugepages or not. seqbond's
@@ -158,7 +149,8 @@ save_seqbond_cmd() {
 	# Hugepages only when asked: packet capture (dpdk-dumpcap) attaches as a secondary
 	# process and needs the primary's memory shared, and the capacity benchmark runs as
 	# hosts do (2 MiB pages: the exception path's copies cost a third less than on 4 KiB).
-	if ((huge)); then eal+=(-m "$mem"); else eal+=(--no-huge -m "$mem"); fi
+	((huge)) || eal+=(--no-huge)
+	eal+=(-m "$mem")
 	# shellcheck disable=SC2206 # extra EAL options are a word list
 	[[ -z ${SEQBOND_EAL_EXTRA:-} ]] || eal+=($SEQBOND_EAL_EXTRA)
 	per_host=SEQBOND_APP_EXTRA_$x

@@ -284,10 +284,7 @@ cmd_down() {
 	rm -rf "/var/run/dpdk/$NS-"*
 	rm -f "/dev/hugepages/$NS-"[a-z]map_* 2>/dev/null || true
 	if [[ -f $STATE/hugepages ]]; then
-		local added total
-		added=$(cat "$STATE/hugepages")
-		total=$(awk '/HugePages_Total/ {print $2}' /proc/meminfo)
-		((added > 0 && added <= total)) && echo $((total - added)) >/proc/sys/vm/nr_hugepages
+		tb_hugepages_release "$(cat "$STATE/hugepages")"
 		rm -f "$STATE/hugepages"
 	fi
 	rm -f "$STATE/testbed.env" "$STATE"/*.ini "$STATE"/*.cmd "$STATE"/nstat.* "$STATE"/*.sock
