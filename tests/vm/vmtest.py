@@ -468,6 +468,26 @@ def paths_up(guest):
     return up, total
 
 
+def stripe_exits(guest):
+    """{path name: (stripe_exits, fault)} of the guest's paths, from /seqbond/paths."""
+    rc, out, _ = guest.sh("echo /seqbond/paths | dpdk-telemetry.py -f seqbond-%s" % INSTANCE,
+                          check=False)
+    try:
+        obj = json.loads(out.strip().splitlines()[-1]).get("/seqbond/paths") or {}
+    except (ValueError, IndexError, AttributeError):
+        return {}
+    return {k: (int(v.get("stripe_exits", 0)), v.get("fault", "?"))
+            for k, v in obj.items() if isinstance(v, dict)}
+
+
+def stripe_exits_str(before, after):
+    """Which of a's paths left the stripe between two stripe_exits() readings, and why (the
+    path's last fault): the reason a stream over sb0 fell short is usually one of them."""
+    left = ["%s %d x (%s)" % (k, n - before.get(k, (0, ""))[0], why)
+            for k, (n, why) in sorted(after.items()) if n > before.get(k, (0, ""))[0]]
+    return "paths of a out of the stripe meanwhile: %s" % (", ".join(left) or "none")
+
+
 def wait_paths(guest, n, timeout):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -535,6 +555,12 @@ def run_model(args, model, image, workdir):
         # on bare cables (the emulation limits: reported, not checked).
         b.sh("iperf3 -s -D --pidfile /run/iperf3-test.pid >/dev/null 2>&1 </dev/null")
         res["shaped"] = goodput(args, model, a, b, "%g Mbit/s cables" % args.link_mbit)
+        if res["shaped"][2] < args.min_ratio:
+            # A ratio below its limit is measured once more and the second counts
+            # (docs/testing.md, "Throughput limits"): the guests' vCPUs share 2 CPUs.
+            log("%s: %.2f x is below %.2f: measured once more"
+                % (model, res["shaped"][2], args.min_ratio))
+            res["shaped"] = goodput(args, model, a, b, "%g Mbit/s cables" % args.link_mbit)
         if res["shaped"][2] < args.min_ratio:
             raise TestError("sb0 over %d cables of %g Mbit/s: %.2f x one cable, want >= %.2f"
                             % (n, args.link_mbit, res["shaped"][2], args.min_ratio))
@@ -664,14 +690,15 @@ def goodput(args, model, a, b, what):
     base_mbit = base["end"]["sum_received"]["bits_per_second"] / 1e6
     t0 = nstat(a, "TcpExtTCPTimeouts")
     ofo0 = nstat(b, "TcpExtTCPOFOQueue")
+    exits0 = stripe_exits(a)
     sb = iperf(a, "%s.%d" % (SUBNET_SB0, b.index), args.seconds)
     sb_mbit = sb["end"]["sum_received"]["bits_per_second"] / 1e6
     ratio = sb_mbit / base_mbit if base_mbit else 0.0
     log("%s, %s: TCP %d s a -> b: one NIC %.1f Mbit/s, sb0 over %d NICs %.1f Mbit/s = %.2f x; "
-        "sb0 retransmits %d, TCP timeouts %d, receiver OFO queue %d"
+        "sb0 retransmits %d, TCP timeouts %d, receiver OFO queue %d; %s"
         % (model, what, args.seconds, base_mbit, args.ports, sb_mbit, ratio,
            sb["end"]["sum_sent"].get("retransmits", -1), nstat(a, "TcpExtTCPTimeouts") - t0,
-           nstat(b, "TcpExtTCPOFOQueue") - ofo0))
+           nstat(b, "TcpExtTCPOFOQueue") - ofo0, stripe_exits_str(exits0, stripe_exits(a))))
     if sb_mbit <= 0:
         raise TestError("%s: no goodput over sb0" % what)
     return base_mbit, sb_mbit, ratio
@@ -695,9 +722,25 @@ def hold(guests):
 
 
 def failover(args, model, a, b):
+    """Cable 1 cut mid-stream: no TCP timeout, no second without sending, and at least half
+    a cable from 1 s after the cut; that rate, below its bound, is measured once more and
+    the second counts (docs/testing.md, "Throughput limits")."""
+    r = failover_once(args, model, a, b)
+    if r["after"] < 0.5 * args.link_mbit:
+        log("%s: %.1f Mbit/s after the cut is below half a cable (%.1f): measured once more"
+            % (model, r["after"], 0.5 * args.link_mbit))
+        r = failover_once(args, model, a, b)
+    if r["after"] < 0.5 * args.link_mbit:
+        raise TestError("cable cut: %.1f Mbit/s after the cut, want at least half a cable (%.1f)"
+                        % (r["after"], 0.5 * args.link_mbit))
+    return r
+
+
+def failover_once(args, model, a, b):
     seconds = max(args.seconds, 8)
     cut_at = 3.0
     t0 = nstat(a, "TcpExtTCPTimeouts")
+    exits0 = stripe_exits(a)
     pid = a.spawn("iperf3 -c %s.%d -t %d -i 0.5 -J" % (SUBNET_SB0, b.index, seconds))
     time.sleep(cut_at + 1.0)        # iperf3 connects within ~1 s in the guest
     for g in (a, b):
@@ -723,17 +766,14 @@ def failover(args, model, a, b):
     stalls = [ivals[k][0] for k in range(1, len(ivals))
               if ivals[k][1] == 0.0 and ivals[k - 1][1] == 0.0]
     log("%s: cable 1 cut at ~%.0f s of a %d s stream: %.1f Mbit/s overall, %.1f Mbit/s from 1 s "
-        "after the cut, %d TCP timeouts, %d retransmits, slowest 0.5 s interval %.1f Mbit/s"
+        "after the cut, %d TCP timeouts, %d retransmits, slowest 0.5 s interval %.1f Mbit/s; %s"
         % (model, cut_at + 1, seconds, mbit, after_mbit, timeouts, retr,
-           min(v for _, v in ivals)))
+           min(v for _, v in ivals), stripe_exits_str(exits0, stripe_exits(a))))
     if timeouts != 0:
         raise TestError("cable cut: %d TCP timeouts (TcpExtTCPTimeouts on a)" % timeouts)
     if stalls:
         raise TestError("cable cut: nothing sent for a second or more (at %s s)"
                         % ", ".join("%.1f" % t for t in stalls))
-    if after_mbit < 0.5 * args.link_mbit:
-        raise TestError("cable cut: %.1f Mbit/s after the cut, want at least half a cable (%.1f)"
-                        % (after_mbit, 0.5 * args.link_mbit))
     # The cable back: both paths up again.
     wait_paths(a, args.ports, 30)
     wait_paths(b, args.ports, 30)
