@@ -2,7 +2,8 @@
 # Asymmetric hosts: an 8-port gateway (a) and a 6-port blade (b) behind 6 switches, so two
 # switches carry two of the gateway's ports. Each pair stripes over the paths that exist
 # between them (8 here: two pairs end on one blade port each), weighted by capacity: in one
-# stream each way every blade port carries its sixth of the frames (0.08-0.24), and the rate
+# stream each way every blade port carries its sixth of the frames (0.08-0.24; judged when the
+# links, not the CPU, set the stream's pace: 0.80 of them at least), and the rate
 # is printed against the goal (95 % of the blade's 6 links) and must not collapse (>= 50 %).
 # Also checks the JSON telemetry of a host with 16 ports and two peers (3 x 16 ports): every page
 # is valid, small, and together they list every path once.
@@ -24,14 +25,27 @@ blade_port_tx() {
 	tb console "$1" show paths "$2" | awk -v c="$3" '$1 ~ /^[0-9]+$/ && NF >= 12 {s[$c] += $7}
 		END {for (p in s) print p, s[p]}' | sort -n
 }
+# stream_shares FROM TO PEER COL: one sb_stream FROM -> TO, then SB_SHARES: each blade port's
+# share of the frames FROM sent to PEER during it ("port:share ...", blade_port_tx's columns).
+stream_shares() {
+	local tx0
+	tx0=$(blade_port_tx "$1" "$3" "$4")
+	sb_stream "$1" "$2"
+	SB_SHARES=$(python3 -c 'import sys
+a = dict(l.split() for l in sys.argv[1].splitlines())
+b = dict(l.split() for l in sys.argv[2].splitlines())
+d = {p: int(b[p]) - int(a.get(p, 0)) for p in b}
+t = sum(d.values()) or 1
+print(" ".join("%s:%.3f" % (p, d[p] / t) for p in sorted(d, key=int)))' "$tx0" \
+		"$(blade_port_tx "$1" "$3" "$4")")
+}
 for dir in "a b" "b a"; do
 	read -r from to <<<"$dir"
 	peer=2 col=3
 	[[ $from == a ]] || peer=1 col=2
-	tx0=$(blade_port_tx "$from" $peer $col)
 	t_try=$(date +%s.%N)
-	sb_stream "$from" "$to"
-	ratio=$(calc "$SB_GOODPUT / $limit" 3) best=$SB_GOODPUT
+	stream_shares "$from" "$to" $peer $col
+	ratio=$(calc "$SB_GOODPUT / $limit" 3) best=$SB_GOODPUT shares=$SB_SHARES
 	# Six links near 570 Mbit/s, two hosts' polling lcores, iperf3 and 16 shaped veths keep
 	# this machine's 2 CPUs at their limit: 0.932-0.979 by hand on 2026-12-01 with this code
 	# (0.953-0.979 with the code before 99f3b11, within the noise: bench_dp 107 against
@@ -51,28 +65,36 @@ for dir in "a b" "b a"; do
 		info "$from -> $to: ratio $ratio below the goal 0.95, $n machine freezes during" \
 			"the stream: measured again"
 		t_try=$(date +%s.%N)
-		sb_stream "$from" "$to"
+		stream_shares "$from" "$to" $peer $col
 		r=$(calc "$SB_GOODPUT / $limit" 3)
-		float_ge "$ratio" "$r" || { ratio=$r best=$SB_GOODPUT; }
+		info "$from -> $to: share of the frames per blade port in that stream: $SB_SHARES"
+		float_ge "$ratio" "$r" || { ratio=$r best=$SB_GOODPUT shares=$SB_SHARES; }
 	done
 	SB_GOODPUT=$best
 	info "$from -> $to: $SB_GOODPUT Mbit/s against 6 x $single = $limit: ratio $ratio" \
 		"(goal 0.95, need >= 0.50)"
 	# What the striping is for, apart from the CPU's speed: each of the blade's 6 ports
 	# carries its sixth of the frames (0.08-0.24); 8 equal paths would put a quarter on the
-	# two blade ports that two gateway ports reach, and an unused switch none on one.
-	shares=$(python3 -c 'import sys
-a = dict(l.split() for l in sys.argv[1].splitlines())
-b = dict(l.split() for l in sys.argv[2].splitlines())
-d = {p: int(b[p]) - int(a.get(p, 0)) for p in b}
-t = sum(d.values()) or 1
-print(" ".join("%s:%.3f" % (p, d[p] / t) for p in sorted(d, key=int)))' "$tx0" "$(blade_port_tx "$from" $peer $col)")
-	info "$from -> $to: share of the frames per blade port: $shares"
+	# two blade ports that two gateway ports reach, and an unused switch none on one. Judged
+	# on the stream that counts, and only when the links set its pace (0.80 of them at
+	# least, as test_cluster_bladecentre judges a link-bound stream): a stream the CPU holds
+	# below that needs no link's full share, and the scheduler then favours the paths whose
+	# frames arrive first (a CI run on 2026-12-07: 0.039-0.276 over three streams at
+	# 0.37-0.76 of the links, 0.166-0.168 at 1.007 in the same run; by hand 0.014 once in a
+	# stream below 0.93, 0.142-0.172 in the next at 0.932). An unused blade port
+	# (below 0.02) fails in any case.
+	info "$from -> $to: share of the frames per blade port in the stream that counts: $shares"
 	n=$(wc -w <<<"$shares")
 	((n == 6)) || fail "$from -> $to: frames on $n blade ports, want 6: $shares"
+	lo=0.08 hi=0.24
+	if ! float_ge "$ratio" 0.80; then
+		info "$from -> $to: shares NOT JUDGED against 0.08-0.24 (ratio $ratio below 0.80:" \
+			"the CPU set the pace); each must be at least 0.02"
+		lo=0.02 hi=1
+	fi
 	for sh in $shares; do
-		float_ge "${sh#*:}" 0.08 && float_ge 0.24 "${sh#*:}" ||
-			fail "$from -> $to: blade port ${sh%%:*} carried ${sh#*:} of the frames (want 0.08-0.24)"
+		float_ge "${sh#*:}" $lo && float_ge $hi "${sh#*:}" ||
+			fail "$from -> $to: blade port ${sh%%:*} carried ${sh#*:} of the frames (want $lo-$hi)"
 	done
 	# The rate itself only guards against a collapse (half the limit, three links' worth): on
 	# this machine the same code measured 0.625-0.975 within an hour with no freeze logged,
