@@ -37,8 +37,12 @@ LEAD_S=1
 # it sends cost CPU; every failure of the issue's table went below 0.01); where the
 # attack may take a's path through switch 0 out of the stripe (ports, loss) 0.9 x 3/4 of the
 # paths. With the key: 0.9 in every case (the issue's figure), ping without loss. A figure
-# below its floor but above half of it is measured once more, the attack still on, and the
-# second counts (docs/testing.md, "Throughput limits"); below half it is the attack's doing.
+# below its floor is measured once more, the attack still on, and the second counts
+# (docs/testing.md, "Throughput limits"). Until 2026-12-07 only one above half its floor
+# was: every failure of the issue's table went below 0.01, but a CI run that day measured
+# 0.415 and 0.435 with the key (nothing forged gets past it) while a stream before an
+# attack ran at 0.25 of the others, 16 machine freezes logged. An attack that works fails
+# both streams.
 FLOOR_KEEP=0.70
 FLOOR_HONEST=0.675
 FLOOR_KEY=0.90
@@ -157,13 +161,13 @@ forge_stop() {
 # Results, one row per case.
 ROWS=()
 FAILS=()
-# judge FLOOR [CHECK]: the during/before ratio against FLOOR (measured once more between
-# FLOOR/2 and FLOOR), ping loss against PING_MAX; CHECK is a check's verdict text
-# ("" = passed) added to the row.
+# judge FLOOR [CHECK]: the during/before ratio against FLOOR (measured once more below
+# FLOOR), ping loss against PING_MAX; CHECK is a check's verdict text ("" = passed) added
+# to the row.
 judge() {
 	local floor=$1 check=${2:-} ratio verdict=pass why="" row
 	ratio=$(calc "$G / max($G0, 0.01)" 3)
-	if ! float_ge "$ratio" "$floor" && float_ge "$ratio" "$(calc "$floor / 2" 3)"; then
+	if ! float_ge "$ratio" "$floor"; then
 		info "$CASE: ratio $ratio below $floor," \
 			"$(sb_freezes "$T_DURING") machine freezes: measured once more"
 		T_DURING=$(date +%s.%N)
