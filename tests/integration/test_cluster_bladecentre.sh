@@ -6,7 +6,8 @@
 # between gateway and blade; 16 blades -> gateway with iperf3 and tbench (over sb0 and over
 # one link per host); a switch module black-holed under a stream and under the 16 -> 1 load,
 # then a blade's port: every stream goes on (no blade's stream delivers nothing for 1 s: two
-# full 0.5 s receiver intervals; a single empty one, one TCP timeout's worth, is printed),
+# full 0.5 s receiver intervals, beginning by 2 s after a fault touching that blade took
+# effect; a single empty one, one TCP timeout's worth, and a later stall are printed),
 # and the a -> b stream goes on over the 5 switches left. The "1 s" and "5 switches left"
 # verdicts need a machine that carries the 16 -> 1 load without faults: when the control run
 # (the same load, no fault) stalls a blade for 1 s, they are printed as NOT JUDGED, and only
