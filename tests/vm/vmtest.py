@@ -449,18 +449,23 @@ def ping(guest, ip, count=20):
         float(rtt.group(2)) if rtt else None
 
 
+def telemetry(guest, endpoint):
+    """The dict seqbond's telemetry ENDPOINT answers in the guest; {} when it does not."""
+    _, out, _ = guest.sh("echo %s | dpdk-telemetry.py -f seqbond-%s" % (endpoint, INSTANCE),
+                         check=False)
+    try:
+        obj = json.loads(out.strip().splitlines()[-1]).get(endpoint)
+    except (ValueError, IndexError, AttributeError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
 def paths_up(guest):
     """(paths up, paths) towards any peer, from seqbond's telemetry (/seqbond/peers)."""
-    rc, out, _ = guest.sh("echo /seqbond/peers | dpdk-telemetry.py -f seqbond-%s" % INSTANCE,
-                          check=False)
-    try:
-        obj = json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return 0, 0
-    peers = obj.get("/seqbond/peers") or {}
+    peers = telemetry(guest, "/seqbond/peers")
     up = total = 0
     # Peers are keyed by host id; "page", "pages" and "items" say how the list is paged.
-    for p in peers.values() if isinstance(peers, dict) else []:
+    for p in peers.values():
         if not isinstance(p, dict):
             continue
         up += int(p.get("paths_up", 0))
@@ -470,14 +475,8 @@ def paths_up(guest):
 
 def stripe_exits(guest):
     """{path name: (stripe_exits, fault)} of the guest's paths, from /seqbond/paths."""
-    rc, out, _ = guest.sh("echo /seqbond/paths | dpdk-telemetry.py -f seqbond-%s" % INSTANCE,
-                          check=False)
-    try:
-        obj = json.loads(out.strip().splitlines()[-1]).get("/seqbond/paths") or {}
-    except (ValueError, IndexError, AttributeError):
-        return {}
     return {k: (int(v.get("stripe_exits", 0)), v.get("fault", "?"))
-            for k, v in obj.items() if isinstance(v, dict)}
+            for k, v in telemetry(guest, "/seqbond/paths").items() if isinstance(v, dict)}
 
 
 def stripe_exits_str(before, after):
