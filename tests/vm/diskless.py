@@ -369,16 +369,16 @@ def cut_during_copy(blade, gw, cables, copy_gap):
     if a.split()[0] != b.split()[0]:
         raise vt.TestError("a file copied over sb0 during the cable cut differs on the gateway")
     (_, p_before), (_, p_cut) = reply_gaps(pout, t_cut)
+    bound = max(STALL_MAX, copy_gap + DETECT + 1.0)
     log("blade: cable 1 silent for 5 s during a 16 MiB copy over sb0: the copy is intact; "
         "pings over sb0 every 100 ms: longest gap between replies %.2f s before the cut, "
         "%.2f s from it; writer on the same mount: longest gap %.2f s in %d gaps before, "
         "%.2f s in %d gaps from it (at most %.2f)"
-        % (p_before, p_cut, before, n0, during, n1, max(STALL_MAX, copy_gap + DETECT + 1.0)))
+        % (p_before, p_cut, before, n0, during, n1, bound))
     if p_cut < 0 or p_cut > DETECT + 1.0:
         raise vt.TestError("cable cut: pings over sb0 went unanswered for %.2f s (at most "
                            "detection %.1f s + 1 s)" % (p_cut, DETECT))
-    check_stall("the cable cut under a copy over sb0", during,
-                max(STALL_MAX, copy_gap + DETECT + 1.0))
+    check_stall("the cable cut under a copy over sb0", during, bound)
     check_sb0(blade, gw, count=5)
     return p_cut, during
 
