@@ -38,6 +38,7 @@
 #include "sb_dp.h"
 #include "sb_exception.h"
 #include "sb_keyfile.h"
+#include "sb_keymem.h"
 #include "sb_options.h"
 #include "sb_port.h"
 #include "sb_report.h"
@@ -71,8 +72,9 @@ struct app {
 	unsigned int n_workers;		/* datapath lcores: every worker lcore of -l, or main */
 	unsigned int n_launched;	/* workers running on their lcores */
 	struct sb_cli_server *console;	/* console socket server, NULL: none */
-	struct sb_auth_keyring keyring;	/* the cluster keys read at start, until the
-					 * datapath has its copies (then wiped) */
+	struct sb_auth_keyring *keyring;	/* the cluster keys read at start (locked
+					 * memory), until the datapath has its copies (then
+					 * wiped and freed) */
 	bool leak;			/* mbufs missing at exit (ours or the exception path's) */
 };
 
@@ -344,14 +346,15 @@ datapath_up(struct app *a)
 	dc.n_exc_queues = sb_dp_exc_queues(a->n_workers);
 	dc.mp = a->mp;
 	dc.keyring = a->keyring;
-	sb_keyfile_log(&a->keyring, "cluster key");
+	if (a->keyring != NULL)
+		sb_keyfile_log(a->keyring, "cluster key");
 	for (i = 0; i < c->n_ports; i++) {
 		dc.port[i].port_id = a->port_ids[i];
 		dc.port[i].pt_port = a->pt_port[i];
 	}
 	a->dp = sb_dp_create(&dc, &stop);
-	sb_auth_wipe(&dc.keyring, sizeof(dc.keyring));
-	sb_auth_wipe(&a->keyring, sizeof(a->keyring));
+	sb_auth_secret_free(a->keyring);	/* the workers have their copies */
+	a->keyring = NULL;
 	if (a->dp == NULL) {
 		MAIN_LOG(ERR, "cannot create datapath state: %s", rte_strerror(rte_errno));
 		return -rte_errno;
@@ -531,7 +534,11 @@ main(int argc, char **argv)
 	unsigned int n_up = 0, i;
 	char err[512];
 	int ret, status = EXIT_SUCCESS;
+	bool keymem_hooked;
 
+	/* Before anything can use OpenSSL: its key schedules go to locked memory. */
+	keymem_hooked = sb_keymem_hook_openssl() == 0;
+	atexit(sb_keymem_atexit);
 	for (i = 0; i < SB_MAX_PORTS; i++)
 		a.pt_port[i] = RTE_MAX_ETHPORTS;
 	ret = sb_options_parse(argc, argv, &a.opt);
@@ -554,9 +561,16 @@ main(int argc, char **argv)
 			fprintf(stderr, "seqbond: libsodium cannot start (no random source?)\n");
 			return EXIT_FAILURE;
 		}
-		if (sb_keyfile_load(a.cfg.cluster_key_file, &a.keyring, err, sizeof(err)) != 0) {
+		a.keyring = sb_auth_secret_alloc(sizeof(*a.keyring));
+		if (a.keyring == NULL) {
+			fprintf(stderr, "seqbond: no locked memory for the cluster key (mlock "
+				"refused: RLIMIT_MEMLOCK)\n");
+			return EXIT_FAILURE;
+		}
+		if (sb_keyfile_load(a.cfg.cluster_key_file, a.keyring, err, sizeof(err)) != 0) {
 			fprintf(stderr, "seqbond: config error: %s: [seqbond] cluster_key_file: "
 				"%s\n", a.cfg.file, err);
+			sb_auth_secret_free(a.keyring);
 			return EXIT_FAILURE;
 		}
 	}
@@ -572,6 +586,17 @@ main(int argc, char **argv)
 		MAIN_LOG(WARNING, "host_id %u from the low 4 bytes of mac: %s: %s; hosts whose "
 			"aggregate MACs end alike collide: set host_id", a.cfg.host_id,
 			SB_MACHINE_ID_FILE, strerror(a.cfg.host_id_errno));
+	if (a.keyring != NULL) {
+		ret = sb_keymem_init();
+		if (ret != 0 || !keymem_hooked)
+			MAIN_LOG(WARNING, "cluster keys: %s%s; they are in ordinary memory, which "
+				"swap and core dumps may hold", ret != 0 ? "no locked memory: " :
+				"OpenSSL was in use before seqbond could direct its memory",
+				ret != 0 ? strerror(-ret) : "");
+		else
+			MAIN_LOG(INFO, "cluster keys in %u KiB of locked memory, out of core "
+				"dumps", SB_KEYMEM_SIZE / 1024);
+	}
 	/* Every lcore of -l but main runs the datapath (main keeps the console). */
 	a.n_workers = RTE_MAX(rte_lcore_count() - 1, 1u);
 	if (a.n_workers > SB_DP_MAX_WORKERS)
@@ -593,7 +618,8 @@ main(int argc, char **argv)
 			steps[n_up].down(&a);
 	if (a.leak)
 		status = EXIT_FAILURE;
-	sb_auth_wipe(&a.keyring, sizeof(a.keyring));	/* start-up failed before the datapath */
+	sb_auth_secret_free(a.keyring);	/* start-up failed before the datapath */
+	sb_keymem_fini();
 	rte_eal_cleanup();
 	return status;
 }

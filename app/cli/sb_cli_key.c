@@ -75,18 +75,18 @@ static cmdline_parse_inst_t cmd_show_key = {
 	.tokens = { (void *)&cmd_show_key_show, (void *)&cmd_show_key_key, NULL },
 };
 
-/* key reload */
+/* key reload [force] */
 struct cmd_key_reload_result {
-	cmdline_fixed_string_t key, reload;
+	cmdline_fixed_string_t key, reload, force;
 };
 
 static void
-cmd_key_reload_parsed(void *res __rte_unused, struct cmdline *cl, void *data __rte_unused)
+cmd_key_reload_parsed(void *res __rte_unused, struct cmdline *cl, void *data)
 {
 	const struct sb_snapshot *s;
 	char err[512];
 
-	if (sb_ctl_key_reload(sb_cli_ctl, err, sizeof(err)) != 0) {
+	if (sb_ctl_key_reload(sb_cli_ctl, data != NULL, err, sizeof(err)) != 0) {
 		sb_cli_error(cl, "%s", err);
 		return;
 	}
@@ -100,15 +100,29 @@ static cmdline_parse_token_string_t cmd_key_reload_key =
 static cmdline_parse_token_string_t cmd_key_reload_reload =
 	TOKEN_STRING_INITIALIZER(struct cmd_key_reload_result, reload, "reload");
 
+static cmdline_parse_token_string_t cmd_key_reload_force =
+	TOKEN_STRING_INITIALIZER(struct cmd_key_reload_result, force, "force");
+
 static cmdline_parse_inst_t cmd_key_reload = {
 	.f = cmd_key_reload_parsed,
 	.help_str = "key reload: read cluster_key_file again and switch to its keys without "
-		"an outage (line 1 sends, line 2 is accepted too)",
+		"an outage (line 1 sends, line 2 is accepted too); refused when it drops the key "
+		"a live peer sends with",
 	.tokens = { (void *)&cmd_key_reload_key, (void *)&cmd_key_reload_reload, NULL },
+};
+
+static cmdline_parse_inst_t cmd_key_reload_forced = {
+	.f = cmd_key_reload_parsed,
+	.data = (void *)1,
+	.help_str = "key reload force: the same, even when it drops the key a live peer still "
+		"sends with (that peer is cut off until it holds the new key)",
+	.tokens = { (void *)&cmd_key_reload_key, (void *)&cmd_key_reload_reload,
+		(void *)&cmd_key_reload_force, NULL },
 };
 
 cmdline_parse_inst_t *sb_cli_key_cmds[] = {
 	&cmd_show_key,
 	&cmd_key_reload,
+	&cmd_key_reload_forced,
 	NULL,
 };

@@ -58,6 +58,44 @@ show_dup(struct cmdline *cl, const struct sb_snapshot *s, const struct sb_peer *
 		p->dup.hellos);
 }
 
+/* Key id @p id as text: the number, or "none yet". */
+static const char *
+key_id_str(uint16_t id, char *buf, size_t len)
+{
+	if (id == SB_DP_KEY_NONE)
+		snprintf(buf, len, "none yet");
+	else
+		snprintf(buf, len, "%u", id);
+	return buf;
+}
+
+/* With a cluster key, under a peer's row: the key it sends with and the one it took from
+ * us last (a rollover is done once every peer shows the new key both ways). */
+static void
+show_keys(struct cmdline *cl, const struct sb_snapshot *s, unsigned int i)
+{
+	char a[16], b[16];
+
+	cmdline_printf(cl, "  key id: it sends with %s, took ours %s\n",
+		key_id_str(s->peer[i].key_sends, a, sizeof(a)),
+		key_id_str(s->peer[i].key_acked, b, sizeof(b)));
+}
+
+/* With a cluster key: ports whose frames are refused (tags, keys, check budget), the alarm
+ * at SB_DP_AUTH_ALARM_PER_S a second. */
+static void
+show_alarms(struct cmdline *cl, const struct sb_snapshot *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n_ports; i++)
+		if (s->port[i].auth_alarm || s->port[i].auth_refused_per_s != 0)
+			cmdline_printf(cl, "port %u: %u frames a second refused for their tag, key "
+				"or check budget%s\n", i, s->port[i].auth_refused_per_s,
+				s->port[i].auth_alarm ? ": ALARM (a forger on its switch, or a "
+				"host with another key: the log says more)" : "");
+}
+
 static void
 show_peers(struct cmdline *cl, const struct sb_snapshot *s)
 {
@@ -82,6 +120,8 @@ show_peers(struct cmdline *cl, const struct sb_snapshot *s)
 			mac, p->instance, p->n_up, p->n_paths, p->n_usable, p->interval_ms,
 			s->peer[i].tx_seq, s->peer[i].rx_next_seq);
 		show_dup(cl, s, p);
+		if (s->auth)
+			show_keys(cl, s, i);
 	}
 	/* What the table refused or let go (docs/design.md, "Forged and mistaken hellos"). */
 	cmdline_printf(cl, "peer table: %u of %u slots, evicted %" PRIu64 ", displaced %" PRIu64
@@ -90,6 +130,8 @@ show_peers(struct cmdline *cl, const struct sb_snapshot *s)
 		SB_MAX_PEERS, st->peers_evicted, st->peers_displaced, st->peer_restarts,
 		st->restarts_refused, st->dup_host_ids, st->dup_host_id_self,
 		st->rx_hello_rejected);
+	if (s->auth)
+		show_alarms(cl, s);
 }
 
 static void

@@ -891,7 +891,8 @@ validate(struct cfg_ctx *x)
 			x->value = x->value_buf;
 			return cfg_fail(x, "larger than the smallest port MTU (%u) minus %u%s",
 				min_mtu, sb_config_overhead(c), c->cluster_key_file[0] != '\0' ?
-				" (the shim and, with cluster_key_file, the tag)" : " (the shim)");
+				" (the shim and, with cluster_key_file, the authentication header)" :
+				" (the shim)");
 		}
 	}
 	return 0;

@@ -103,7 +103,7 @@ struct sb_config {
 };
 
 /** @return the bytes the wire adds to an elided inner frame with this configuration: 10, or
- *  14 with a cluster key (sb_wire_overhead()). */
+ *  34 with a cluster key (sb_wire_overhead()). */
 static inline unsigned int
 sb_config_overhead(const struct sb_config *c)
 {

@@ -15,6 +15,7 @@
 
 #include "sb_ctl.h"
 #include "sb_keyfile.h"
+#include "sb_keymem.h"
 #include "sb_port.h"
 #include "sb_sched.h"
 
@@ -296,14 +297,56 @@ sb_ctl_clear_port_stats(struct sb_ctl *ctl, int index)
 	return ret;
 }
 
+/*
+ * Whether @p ring still holds the key every live peer (a path up) sends with: dropping one
+ * would cut that peer off at once. @return 0, or -EBUSY with the first such peer in @p err.
+ */
+static int
+ring_keeps_live_keys(const struct sb_snapshot *s, const struct sb_auth_keyring *ring,
+	const char *path, char *err, size_t err_len)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < s->peers.n_peers; i++) {
+		const struct sb_peer *p = &s->peers.peer[i];
+		uint16_t id = s->peer[i].key_sends;
+
+		if (!sb_snap_peer_used(s, i) || p->n_up == 0 || id == SB_DP_KEY_NONE)
+			continue;
+		for (k = 0; k < ring->n_keys; k++)
+			if (ring->key[k].id == id)
+				break;
+		if (k == ring->n_keys) {
+			snprintf(err, err_len, "peer %u still sends with key id %u, which %s no "
+				"longer holds: applying it would cut that peer off (finish step 2 "
+				"of the rollover on every host first; `key reload force` applies "
+				"it anyway); the running keys are kept", p->host_id, id, path);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
 int
-sb_ctl_key_reload(struct sb_ctl *ctl, char *err, size_t err_len)
+sb_ctl_key_reload(struct sb_ctl *ctl, bool force, char *err, size_t err_len)
 {
 	struct sb_cmd cmd = { .type = SB_CMD_SET_KEYRING };
 	struct sb_auth_keyring *ring;
+	struct sb_snapshot *snap = NULL;
 	char path[SB_KEYFILE_PATH_LEN];
 	int ret;
 
+	/* What the peers send with now (the snapshot takes the lock itself). */
+	if (!force) {
+		snap = malloc(sizeof(*snap));
+		if (snap == NULL || sb_ctl_snapshot(ctl, snap) != 0) {
+			free(snap);
+			snprintf(err, err_len, "cannot read the peers' keys; the running keys "
+				"are kept");
+			sb_keyfile_log_failed("key reload", err);
+			return -EAGAIN;
+		}
+	}
 	pthread_mutex_lock(&ctl->lock);
 	strlcpy(path, ctl->cfg->cluster_key_file, sizeof(path));
 	if (path[0] == '\0') {
@@ -312,8 +355,9 @@ sb_ctl_key_reload(struct sb_ctl *ctl, char *err, size_t err_len)
 		ret = -ENOTSUP;
 		goto out;
 	}
-	/* Heap, not stack: a worker that times out may still read it later (post_one()). */
-	ring = malloc(sizeof(*ring));
+	/* Heap, not stack: a worker that times out may still read it later (post_one());
+	 * locked and out of core dumps (sb_keymem.h). */
+	ring = sb_keymem_zalloc(sizeof(*ring));
 	if (ring == NULL) {
 		snprintf(err, err_len, "out of memory; the running keys are kept");
 		ret = -ENOMEM;
@@ -324,6 +368,9 @@ sb_ctl_key_reload(struct sb_ctl *ctl, char *err, size_t err_len)
 		size_t len = strlen(err);
 
 		snprintf(err + len, err_len - len, "; the running keys are kept");
+	} else if (snap != NULL &&
+			(ret = ring_keeps_live_keys(snap, ring, path, err, err_len)) != 0) {
+		/* refused: said in err */
 	} else {
 		cmd.keyring = ring;
 		ret = post(ctl, &cmd);
@@ -337,12 +384,12 @@ sb_ctl_key_reload(struct sb_ctl *ctl, char *err, size_t err_len)
 				"keys are kept", strerror(-ret));
 	}
 	if (ret == 0)
-		sb_keyfile_log(ring, "key reload");
-	sb_auth_wipe(ring, sizeof(*ring));
-	free(ring);
+		sb_keyfile_log(ring, force ? "key reload force" : "key reload");
+	sb_keymem_free(ring, sizeof(*ring));
 out:
 	pthread_mutex_unlock(&ctl->lock);
+	free(snap);
 	if (ret != 0)
-		sb_keyfile_log_failed("key reload", err);
+		sb_keyfile_log_failed(force ? "key reload force" : "key reload", err);
 	return ret;
 }

@@ -86,14 +86,17 @@ int sb_ctl_port_admin(struct sb_ctl *ctl, unsigned int index, bool up, char *err
 /**
  * Read the cluster key file again (`[seqbond] cluster_key_file`, sb_keyfile.h) and hand its
  * keys to every datapath worker, which switches between bursts: a key rollover without an
- * outage (docs/config.md, "Cluster key"). Nothing changes unless the file is valid and every
- * worker took it.
- * @param err  One-line message on failure.
+ * outage (docs/config.md, "Cluster key"). Nothing changes unless the file is valid, keeps
+ * the key every live peer sends with (unless @p force), and every worker took it.
+ * @param force  Apply a file that drops a key a live peer (a path up) still sends with.
+ * @param err  One-line message on failure (the first such peer, by host id and key id).
  * @return 0; -ENOTSUP (seqbond started without a cluster key: turning authentication on or
  *   off changes the exception MTU and needs a restart), the errors of sb_keyfile_load(),
- *   -ETIMEDOUT (a worker did not answer: workers before it may have taken the keys).
+ *   -EBUSY (a live peer still sends with a key the file drops), -EAGAIN (the peers' keys
+ *   could not be read), -ETIMEDOUT (a worker did not answer: workers before it may have
+ *   taken the keys).
  */
-int sb_ctl_key_reload(struct sb_ctl *ctl, char *err, size_t err_len);
+int sb_ctl_key_reload(struct sb_ctl *ctl, bool force, char *err, size_t err_len);
 
 /**
  * Reset the counters of member port @p index (-1: all): ethdev stats and seqbond's per-port

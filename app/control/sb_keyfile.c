@@ -114,7 +114,11 @@ sb_keyfile_load(const char *path, struct sb_auth_keyring *ring, char *err, size_
 	struct stat st;
 	int fd, n, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Not through a symbolic link: whoever may change the link would choose the key. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0 && errno == ELOOP)
+		return fail(-ELOOP, err, err_len, "%s: is a symbolic link: name the key file "
+			"itself", path);
 	if (fd < 0)
 		return fail(-errno, err, err_len, "%s: cannot open: %s", path, strerror(errno));
 	/* The mode of what was opened, not of what the name points to a moment later. */

@@ -11,7 +11,8 @@
  * fingerprint (sb_auth_key_fingerprint()), so every host that holds a key gives it the same
  * id without any being written down.
  *
- * The file must be a regular file owned by root or by the user seqbond runs as, and neither
+ * The file must be a regular file (not a symbolic link) owned by root or by the user seqbond
+ * runs as, and neither
  * readable nor writable by group or others (mode 0600 or 0400): a key anyone on the host can
  * read is no secret, and one anyone can write lets them choose it.
  */
@@ -33,7 +34,8 @@
  *   wipe it (sb_auth_wipe()) once handed over.
  * @param err   On failure, one line naming the file and what is wrong (line number, mode,
  *   owner), never any key material; @param err_len its size.
- * @return 0, or -ENOENT/-EACCES/-EIO (cannot read it), -EPERM (mode or owner), -EINVAL
+ * @return 0, or -ENOENT/-EACCES/-EIO (cannot read it), -ELOOP (a symbolic link: not
+ *   followed, as whoever may change the link would choose the key), -EPERM (mode or owner), -EINVAL
  *   (content: no key, more than two, a bad line, the same key twice, or two keys with one
  *   id).
  */

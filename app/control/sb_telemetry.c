@@ -192,6 +192,20 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 		if (s->key[i].send)
 			rte_tel_data_add_dict_string(d, "key_send_fp",
 				sb_keyfile_fp_hex(s->key[i].fp, fp));
+	if (s->auth) {
+		/* Refused frames a second per port, and the ports under alarm (a bit each). */
+		uint64_t alarm = 0;
+
+		for (i = 0; i < s->n_ports; i++) {
+			char name[40];
+
+			snprintf(name, sizeof(name), "port%u_auth_refused_per_s", i);
+			rte_tel_data_add_dict_u64(d, name, s->port[i].auth_refused_per_s);
+			if (s->port[i].auth_alarm)
+				alarm |= UINT64_C(1) << i;
+		}
+		rte_tel_data_add_dict_u64(d, "auth_alarm_ports", alarm);
+	}
 	sb_dp_stats_foreach(&s->stats, add_u64, d);
 	rte_tel_data_add_dict_u64(d, "exc_pending", s->exc_pending);
 	rte_tel_data_add_dict_u64(d, "exc_queued", s->exc_queued);
@@ -282,6 +296,14 @@ tel_peers(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 		rte_tel_data_add_dict_u64(c, "rx_seq_next", s->peer[i].rx_next_seq);
 		rte_tel_data_add_dict_u64(c, "restarts", p->restarts);
 		rte_tel_data_add_dict_u64(c, "claims_refused", p->claims_refused);
+		/* With a cluster key: the key id it sends with and the one it took from us
+		 * last (-1: none yet). A rollover is done when these agree everywhere. */
+		if (s->auth) {
+			rte_tel_data_add_dict_int(c, "key_sends", s->peer[i].key_sends ==
+				SB_DP_KEY_NONE ? -1 : (int)s->peer[i].key_sends);
+			rte_tel_data_add_dict_int(c, "key_acked", s->peer[i].key_acked ==
+				SB_DP_KEY_NONE ? -1 : (int)s->peer[i].key_acked);
+		}
 		/* A second host with this host id (struct sb_peer_dup), refused. */
 		rte_tel_data_add_dict_u64(c, "dup_host_id", p->dup.active);
 		if (p->dup.active) {

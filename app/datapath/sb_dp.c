@@ -427,11 +427,6 @@ tx_create(struct sb_dp *dp, struct sb_dp_tx *tx)
 	/* Start at the fast pace: paths come up within a few hellos. */
 	tx->pace_last = rte_rdtsc();
 	tx->instance = (uint32_t)rte_rand() | 1;
-	if (dp->auth) {
-		tx->keyring = conf->keyring;
-		for (i = 0; i < conf->keyring.n_keys; i++)
-			sb_auth_key_fingerprint(conf->keyring.key[i].secret, tx->key_fp[i]);
-	}
 	tx->answer_score = SB_DP_ANSWER_SCORE_MAX / 2;
 	tx->answer_window = (uint64_t)SB_DP_ANSWER_US * dp->hz / 1000000;
 	tx->sched_ops = sb_sched_find(conf->scheduler);
@@ -515,9 +510,6 @@ rx_create(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int id)
 
 	rx->id = id;
 	sb_peer_map_init(&rx->map);
-	rx->instance = dp->tx->instance;	/* tx_create() ran */
-	if (dp->auth)
-		rx->keyring = dp->conf.keyring;
 	rx->reorder_timeout = (uint64_t)dp->conf.reorder_timeout_us * dp->hz / 1000000;
 	rx->reorder_timeout_max = (uint64_t)dp->conf.reorder_timeout_max_us * dp->hz / 1000000;
 	for (i = 0; i < dp->n_ports; i++) {
@@ -545,12 +537,13 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 			conf->hello_multiplier == 0 || conf->hello_multiplier > UINT8_MAX ||
 			conf->hello_interval_ms == 0 || conf->hello_interval_ms > UINT16_MAX ||
 			conf->mtu_probe_interval_ms > UINT16_MAX ||
-			conf->keyring.n_keys > SB_AUTH_RING_MAX ||
-			(conf->keyring.n_keys > 0 && conf->keyring.send >= conf->keyring.n_keys)) {
+			(conf->keyring != NULL && (conf->keyring->n_keys > SB_AUTH_RING_MAX ||
+			(conf->keyring->n_keys > 0 &&
+			conf->keyring->send >= conf->keyring->n_keys)))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (conf->keyring.n_keys > 0 && sb_auth_init() != 0) {
+	if (conf->keyring != NULL && conf->keyring->n_keys > 0 && sb_auth_init() != 0) {
 		rte_errno = EIO;
 		return NULL;
 	}
@@ -560,7 +553,7 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 		return NULL;
 	}
 	dp->conf = *conf;
-	dp->auth = conf->keyring.n_keys > 0;
+	dp->auth = conf->keyring != NULL && conf->keyring->n_keys > 0;
 	dp->mp = conf->mp;
 	dp->hz = rte_get_tsc_hz();
 	dp->n_ports = conf->n_ports;
@@ -632,8 +625,11 @@ sb_dp_create(const struct sb_dp_conf *conf, bool *stop)
 		if (ret != 0)
 			goto fail;
 	}
-	/* Each worker has its copy of the keys: this one is nobody's. */
-	sb_auth_wipe(&dp->conf.keyring, sizeof(dp->conf.keyring));
+	ret = sb_dp_auth_create(dp);
+	if (ret != 0)
+		goto fail;
+	/* Each worker has its copy of the keys: the caller's is not ours to keep. */
+	dp->conf.keyring = NULL;
 	return dp;
 
 nomem:
@@ -708,9 +704,10 @@ sb_dp_free(struct sb_dp *dp)
 		}
 		for (i = 0; i < SB_MAX_PEERS; i++)
 			sb_sched_fini(&tx->peer[i].sched);
-		sb_auth_wipe(tx, sizeof(*tx));	/* keys, pair keys */
-		rte_free(tx);
 	}
+	sb_dp_auth_free(dp);	/* keys and their copies, wiped */
+	if (tx != NULL)
+		rte_free(tx);
 	for (i = 0; i < SB_DP_MAX_WORKERS; i++) {
 		struct sb_dp_rx *rx = dp->rx[i];
 		unsigned int j;
@@ -722,7 +719,6 @@ sb_dp_free(struct sb_dp *dp)
 			queue_drop_all(rx->pt_txq[j].m, &rx->pt_txq[j].n);
 		rte_ring_free(rx->msg_ring);
 		ring_drop_all(rx->data_ring);
-		sb_auth_wipe(&rx->keyring, sizeof(rx->keyring));
 		rte_free(rx);
 	}
 	ring_drop_all(dp->hello_ring);
@@ -733,7 +729,6 @@ sb_dp_free(struct sb_dp *dp)
 		rte_ring_free(dp->worker[i].cmd_ring);
 		sb_wait_free(dp->worker[i].wait);
 	}
-	sb_auth_wipe(dp, sizeof(*dp));	/* pair keys of the windows' owners */
 	rte_free(dp);
 }
 

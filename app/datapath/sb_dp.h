@@ -94,11 +94,12 @@ struct sb_dp_conf {
 	uint16_t n_exc_queues;		/**< Its queues: sb_dp_exc_queues(n_workers). */
 	unsigned int n_workers;		/**< Datapath lcores, 1..SB_DP_MAX_WORKERS. */
 	struct rte_mempool *mp;		/**< Pool for frames the datapath builds (hellos). */
-	/** The cluster keys (docs/wire-format.md, "Cluster key"); none (n_keys 0): frames
-	 *  go without tags and tagged ones are refused. Fixed at create, since the exception
-	 *  MTU depends on it (sb_wire_overhead()); the keys themselves change by
-	 *  SB_CMD_SET_KEYRING. sb_dp_create() wipes its copy once the workers have theirs. */
-	struct sb_auth_keyring keyring;
+	/** The cluster keys (docs/wire-format.md, "Cluster key"); NULL or none (n_keys 0):
+	 *  frames go without tags and tagged ones are refused. Fixed at create, since the
+	 *  exception MTU depends on it (sb_wire_overhead()); the keys themselves change by
+	 *  SB_CMD_SET_KEYRING. Each worker copies it into its own secret memory
+	 *  (sb_keymem.h); the caller keeps and wipes this one. */
+	const struct sb_auth_keyring *keyring;
 };
 
 /**
@@ -199,6 +200,8 @@ struct sb_dp_stats {
 	uint64_t rx_passthrough_drop;	/**< ... that found its queue full: dropped. */
 	uint64_t rx_err[SB_WIRE_E_MAX];	/**< Malformed, by reason: dropped. */
 	uint64_t rx_unknown_peer;	/**< Data from a sender we have no path to: dropped. */
+	uint64_t rx_port_stopped_drop;	/**< What a port's ring held when the operator started it
+					 *   again (`port start`): stale, dropped. */
 	/* Cluster authentication (docs/wire-format.md): refused, by reason, hellos and DATA
 	 * alike; a refused hello is not counted in rx_hello. */
 	uint64_t rx_auth_no_tag;	/**< No tag, and we hold a cluster key. */
@@ -207,8 +210,17 @@ struct sb_dp_stats {
 	uint64_t rx_auth_replay;	/**< Hello whose crypto sequence is not newer than the
 					 *   last taken on its stream: played back, or a sender
 					 *   whose clock went back. */
-	uint64_t rx_auth_unknown_key;	/**< Hello made with a key id we do not hold. */
+	uint64_t rx_auth_unknown_key;	/**< Hello or DATA made with a key id we do not hold. */
 	uint64_t rx_auth_unexpected;	/**< A tag, and we hold no cluster key. */
+	uint64_t rx_auth_data_replay;	/**< DATA whose packet number was taken before, or is
+					 *   below the replay window: played back (or a frame
+					 *   later than the window is wide). */
+	uint64_t rx_auth_limited;	/**< Authenticated hellos of a known path over their
+					 *   port's budget of MAC checks: refused unchecked. */
+	uint64_t rx_auth_limited_new;	/**< ... of no known path (a new peer or port, or a
+					 *   forger) over the port's budget for those. */
+	uint64_t auth_rekeys;		/**< Our key generation moved on: a peer left the table
+					 *   (docs/wire-format.md, "Keys and packet numbers"). */
 	uint64_t rx_hello_rejected;	/**< Hellos the peer table refused. */
 	uint64_t rx_hello_not_ours;	/**< Unicast hellos to another port (flooded by a
 					 *   switch): ignored. */
@@ -279,6 +291,14 @@ sb_dp_lat_pct_us(const uint64_t *h, double pct)
 	return k >= SB_DP_LAT_BUCKETS - 1 ? UINT32_MAX : UINT32_C(1) << k;
 }
 
+/** No key id (struct sb_snap_peer key_sends, key_acked). */
+#define SB_DP_KEY_NONE 0xffff
+
+/** Frames a second refused on one port for their tag, key or check budget at which the port
+ *  is under alarm (logged, `show peers`, telemetry): far above what a key rollover's
+ *  stragglers or a restart cause, far below a flood. */
+#define SB_DP_AUTH_ALARM_PER_S 100
+
 /** What the lcore copies for readers (console, telemetry, exit report). */
 struct sb_snapshot {
 	uint64_t hz;			/**< TSC cycles per second. */
@@ -313,6 +333,10 @@ struct sb_snapshot {
 		uint64_t rate_bps;
 		uint64_t tx_frames, tx_bytes;
 		uint64_t busy_ns;	/**< Modelled backlog now. */
+		uint32_t auth_refused_per_s;	/**< Frames refused for their tag, key or
+						 *   check budget on this port, a second, over
+						 *   the last whole second. */
+		uint8_t auth_alarm;	/**< That rate is at or above SB_DP_AUTH_ALARM_PER_S. */
 	} port[SB_MAX_PORTS];
 	struct sb_peer_table peers;	/**< Slots with host_id 0 are free (a peer left the
 					 *   table): sb_snap_peer_used(). */
@@ -340,6 +364,10 @@ struct sb_snapshot {
 		uint64_t hold_now;	/**< TSC cycles the oldest held frame has waited. */
 		uint64_t timeout;	/**< The window's hold now, TSC cycles. */
 		uint32_t delay_spread_us;	/**< The peer's paths' delay spread. */
+		uint16_t key_sends;	/**< Key id of its last authenticated hello we took:
+					 *   the key it sends with (SB_DP_KEY_NONE: none yet). */
+		uint16_t key_acked;	/**< Key id it last took from us, as its hellos say
+					 *   (SB_DP_KEY_NONE: not said yet). */
 		uint64_t lat_wire_sb0[SB_DP_LAT_BUCKETS];	/**< sb_dp_lat_bucket() */
 		uint64_t lat_sb0_wire[SB_DP_LAT_BUCKETS];
 	} peer[SB_MAX_PEERS];

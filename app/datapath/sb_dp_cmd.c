@@ -2,7 +2,10 @@
 /* Commands from the control plane, applied by each worker between bursts, and the snapshots
  * the workers copy for readers. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
+
+#include <rte_ethdev.h>
 
 #include "sb_dp_int.h"
 #include "sb_port.h"
@@ -19,6 +22,27 @@ stats_add(struct sb_dp_stats *sum, const struct sb_dp_stats *st)
 		d[i] += s[i];
 }
 
+/* A port back in service: what its ring held while it was out (hellos and DATA of seconds
+ * ago) is stale, and in one burst would look like a flood to the hello check budget and
+ * like replays to the window of packet numbers. Dropped and counted. */
+static void
+stale_drop(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index)
+{
+	struct rte_mbuf *m[SB_BURST_MAX];
+	uint64_t total = 0;
+	uint16_t n;
+
+	while ((n = rte_eth_rx_burst(dp->conf.port[index].port_id, 0, m, RTE_DIM(m))) > 0) {
+		rte_pktmbuf_free_bulk(m, n);
+		total += n;
+	}
+	rx->stats->rx += total;
+	rx->stats->rx_port_stopped_drop += total;
+	if (total != 0)
+		DP_LOG(INFO, "port %u: %" PRIu64 " frames received while it was stopped "
+			"discarded", index, total);
+}
+
 static void
 snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 {
@@ -29,10 +53,10 @@ snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 
 	strlcpy(snap->scheduler, tx->sched_ops->name, sizeof(snap->scheduler));
 	snap->auth = dp->auth;
-	snap->n_keys = tx->keyring.n_keys;
-	for (i = 0; i < tx->keyring.n_keys; i++) {
-		snap->key[i].id = tx->keyring.key[i].id;
-		snap->key[i].send = i == tx->keyring.send;
+	snap->n_keys = dp->auth ? tx->keyring->n_keys : 0;
+	for (i = 0; i < snap->n_keys; i++) {
+		snap->key[i].id = tx->keyring->key[i].id;
+		snap->key[i].send = i == tx->keyring->send;
 		memcpy(snap->key[i].fp, tx->key_fp[i], SB_AUTH_FP_LEN);
 	}
 	snap->replay_streams = 0;
@@ -54,6 +78,8 @@ snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 			.mtu = p->mtu, .rate_bps = p->rate_bps, .tx_frames = p->tx_frames,
 			.tx_bytes = p->tx_bytes,
 			.busy_ns = p->busy_until_ns > now_ns ? p->busy_until_ns - now_ns : 0,
+			.auth_refused_per_s = tx->refused_per_s[i],
+			.auth_alarm = tx->alarm[i],
 		};
 	}
 	snap->peers = tx->peers;
@@ -63,6 +89,8 @@ snapshot_tx(struct sb_dp *dp, struct sb_snapshot *snap, uint64_t now)
 		struct sb_snap_peer *sp = &snap->peer[i];
 
 		sp->tx_seq = tp->tx_seq;
+		sp->key_sends = dp->auth ? tp->key_sends : SB_DP_KEY_NONE;
+		sp->key_acked = dp->auth ? tp->key_acked : SB_DP_KEY_NONE;
 		for (j = 0; j < peer->n_paths; j++)
 			sp->path_rate_bps[j] = sb_dp_path_rate_bps(tx, i, j);
 		memcpy(sp->est, tp->est, sizeof(sp->est));
@@ -263,6 +291,8 @@ cmd_apply(struct sb_dp_worker *w, struct sb_cmd *cmd, uint64_t now)
 		if (tx != NULL)
 			ret = port_admin_tx(dp, &tx->port[cmd->port], cmd->value != 0, now);
 		if (rx != NULL && ret == 0) {
+			if (cmd->value != 0 && !rx->port_admin[cmd->port])
+				stale_drop(dp, rx, cmd->port);
 			rx->port_admin[cmd->port] = cmd->value != 0;
 			if (cmd->value == 0) {
 				rte_pktmbuf_free_bulk(rx->pt_txq[cmd->port].m,

@@ -80,26 +80,31 @@ queue_allowance_us(const struct sb_peer *peer, unsigned int j)
 	return spread > peer->path[j].fb.owd_min_us ? spread - peer->path[j].fb.owd_min_us : 0;
 }
 
-/* The sequence number to start peer @p host_id at: where it left off when it left the table
- * (struct sb_dp_seq_memory; the entry is taken), else the configured or a random one. */
-static uint32_t
-seq_start(struct sb_dp *dp, uint32_t host_id)
+/* Start peer @p pi (host @p host_id) where it left off when it left the table (struct
+ * sb_dp_seq_memory; the entry is taken), else at the configured or a random sequence number
+ * and, with a key, above the packet numbers of every peer forgotten (sb_dp_auth.c). */
+static void
+seq_start(struct sb_dp *dp, unsigned int pi, uint32_t host_id)
 {
 	struct sb_dp_seq_memory *m = dp->tx->seq_memory;
+	struct sb_dp_tx_peer *tp = &dp->tx->peer[pi];
 	unsigned int k;
 
 	for (k = 0; k < SB_DP_SEQ_MEMORY; k++)
 		if (m[k].host_id == host_id) {
 			m[k].host_id = 0;
-			return m[k].tx_seq;
+			tp->tx_seq = m[k].tx_seq;
+			tp->pn_hi = m[k].pn_hi;
+			return;
 		}
-	return dp->conf.initial_seq_set ? dp->conf.initial_seq : (uint32_t)rte_rand();
+	tp->tx_seq = dp->conf.initial_seq_set ? dp->conf.initial_seq : (uint32_t)rte_rand();
+	tp->pn_hi = dp->tx->pn_fresh;
 }
 
-/* Peer @p host_id leaves the table with @p tx_seq next: remember it in a free entry, else in
- * the oldest. */
+/* Peer @p host_id leaves the table with @p tx_seq next (and @p pn_hi): remember it in a free
+ * entry, else in the oldest. */
 static void
-seq_remember(struct sb_dp *dp, uint32_t host_id, uint32_t tx_seq)
+seq_remember(struct sb_dp *dp, uint32_t host_id, uint32_t tx_seq, uint32_t pn_hi)
 {
 	struct sb_dp_seq_memory *m = dp->tx->seq_memory;
 	unsigned int k, pick = 0;
@@ -112,7 +117,9 @@ seq_remember(struct sb_dp *dp, uint32_t host_id, uint32_t tx_seq)
 		if (m[k].gone < m[pick].gone)
 			pick = k;
 	}
-	m[pick] = (struct sb_dp_seq_memory){ host_id, tx_seq, rte_rdtsc() };
+	if (m[pick].host_id != 0 && m[pick].host_id != host_id)
+		sb_dp_auth_seq_forgotten(dp, m[pick].pn_hi);
+	m[pick] = (struct sb_dp_seq_memory){ host_id, tx_seq, pn_hi, rte_rdtsc() };
 }
 
 /*
@@ -129,7 +136,7 @@ tx_peer_forget(struct sb_dp *dp, unsigned int pi, uint32_t host_id)
 	struct sb_sched_view empty = { .n_paths = 0 };
 	uint64_t max_backlog_ns = tp->view.max_backlog_ns;
 
-	seq_remember(dp, host_id, tp->tx_seq);
+	seq_remember(dp, host_id, tp->tx_seq, tp->pn_hi);
 	for (; tp->held_n > 0; tp->held_n--) {
 		rte_pktmbuf_free(tp->held[tp->held_head]);
 		tp->held_head = (tp->held_head + 1) % SB_DP_PEER_HELD;
@@ -137,7 +144,14 @@ tx_peer_forget(struct sb_dp *dp, unsigned int pi, uint32_t host_id)
 		tx->stats->tx_no_path++;
 	}
 	sb_sched_fini(&tp->sched);
-	memset(tp, 0, sizeof(*tp));
+	{
+		/* The cipher context stays with the slot (sb_dp_auth_create()), keyless. */
+		struct sb_auth_data_key key = tp->tx_key;
+
+		memset(tp, 0, sizeof(*tp));
+		tp->tx_key = key;
+		sb_dp_auth_peer_new(dp, pi);
+	}
 	tp->view.max_backlog_ns = max_backlog_ns;
 	/* Its policy's init with no path cannot fail but for memory; the peer then has no
 	 * scheduler state, which sb_sched_pick() of ops without state tolerates. */
@@ -181,8 +195,7 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 	const struct sb_peer *peer = &tx->peers.peer[ev->peer];
 	struct sb_dp_tx_peer *tp = &tx->peer[ev->peer];
 	const struct sb_path *path = &peer->path[ev->path];
-	struct sb_dp_msg msg = { .peer = ev->peer, .path = ev->path, .host_id = peer->host_id,
-		.instance = peer->instance };
+	struct sb_dp_msg msg = { .peer = ev->peer, .path = ev->path, .host_id = peer->host_id };
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 	/* For the log lines of the rare events; feedback comes with every hello. */
@@ -193,8 +206,8 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 	switch (ev->type) {
 	case SB_PEER_EV_NEW:
 		DP_LOG(INFO, "peer %u (%s) discovered", peer->host_id, mac);
-		tp->tx_seq = seq_start(dp, peer->host_id);
-		sb_dp_auth_peer_tx(dp, ev->peer);
+		seq_start(dp, ev->peer, peer->host_id);
+		sb_dp_auth_peer_new(dp, ev->peer);
 		msg.type = SB_DP_MSG_PEER;
 		memcpy(msg.mac, peer->agg_mac, SB_ETH_ALEN);
 		sb_dp_msg_all(dp, &msg);
@@ -212,7 +225,7 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 		memset(tp->path_tx_bytes, 0, sizeof(tp->path_tx_bytes));
 		memset(tp->pbusy_ns, 0, sizeof(tp->pbusy_ns));
 		memset(tp->est, 0, sizeof(tp->est));
-		sb_dp_auth_peer_tx(dp, ev->peer);	/* its new instance */
+		sb_dp_auth_peer_new(dp, ev->peer);	/* its new instance: a new nonce */
 		msg.type = SB_DP_MSG_PEER_RESET;
 		sb_dp_msg_all(dp, &msg);
 		break;
@@ -295,6 +308,7 @@ sb_dp_peer_event(void *arg, const struct sb_peer_event *ev)
 		tx_peer_forget(dp, ev->peer, peer->host_id);
 		msg.type = SB_DP_MSG_PEER_GONE;
 		sb_dp_msg_all(dp, &msg);
+		sb_dp_auth_peer_gone(dp, peer->host_id);
 		break;
 	case SB_PEER_EV_DUP_HOST_ID:
 		dup_report(dp, peer);
@@ -448,6 +462,8 @@ sb_dp_hello_input(struct sb_dp *dp, uint64_t now)
 					if (h.host_id == dp->conf.host_id)
 						self_dup(dp, index, buf + SB_ETH_ALEN, &h, now);
 				} else {
+					sb_dp_auth_hello_taken(dp, (unsigned int)pi, &h,
+						tagged ? &a : NULL);
 					spread_publish(dp, (unsigned int)pi);
 					rates_publish(dp, (unsigned int)pi);
 				}
@@ -566,6 +582,7 @@ hello_send(struct sb_dp *dp, struct sb_dp_port *p, const uint8_t *dst, uint16_t 
 	}
 	if (pad_to != 0)
 		h.flags |= SB_HELLO_F_PROBE;
+	sb_dp_auth_entries(dp, entries, h.n_entries);
 	memcpy(h.agg_mac, dp->conf.mac, SB_ETH_ALEN);
 	room = rte_pktmbuf_tailroom(m);
 	buf = rte_pktmbuf_mtod(m, uint8_t *);
@@ -984,6 +1001,7 @@ sb_dp_hello_tick(struct sb_dp *dp, uint64_t now)
 	unsigned int i;
 
 	hello_pace(dp, now);
+	sb_dp_auth_tick(dp, now);
 	/* Carrier every 10 ms; every 50 at the idle pace, where an idle cluster's instances
 	 * spent about 5 % of their time in these system calls (one per port), and hellos
 	 * take 400 ms to tell a failure anyway. */

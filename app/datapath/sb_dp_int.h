@@ -28,7 +28,8 @@
  *   sb_dp_tx.c     kernel -> shim -> ports, passthrough
  *   sb_dp_hello.c  hellos in/out, carrier, peer and path events -> messages
  *   sb_dp_cmd.c    commands from the rings, snapshots -> hello (port down), auth (keys)
- *   sb_dp_auth.c   cluster keys: pair keys, hellos signed and checked (lib/auth)
+ *   sb_dp_auth.c   cluster keys: DATA tags, packet numbers, hellos signed and checked on a
+ *                  budget, key generations (lib/auth)
  *   sb_dp_stats.c  the counter tables
  * (sb_dp_hello.c -> auth as well; rx and tx tag DATA frames with lib/auth directly.)
  */
@@ -139,9 +140,17 @@ struct sb_dp_tx_peer {
 	 *  as a probe does), and their count at the path's last unicast probe round. */
 	uint32_t full_tx[SB_PEER_MAX_PATHS], full_tx_probed[SB_PEER_MAX_PATHS];
 	uint64_t lat[SB_DP_LAT_BUCKETS];	/**< sb0 -> wire latency. */
-	struct sb_auth_pair_key tx_key;	/**< Tags our DATA frames to it (with a cluster key):
-					 *   derived when it is found or restarts, and when
-					 *   the keys change (sb_dp_auth.c). */
+	/* With a cluster key (sb_dp_auth.c). */
+	struct sb_auth_data_key tx_key;	/**< Tags our DATA frames to it: loaded once its
+					 *   session nonce is known, again when a nonce or the
+					 *   keys change. */
+	uint32_t pn_hi;			/**< Bits 63..32 of the next packet number to it: +1
+					 *   as tx_seq wraps. */
+	uint8_t nonce[SB_AUTH_NONCE_LEN];	/**< Its session nonce (its hellos) ... */
+	uint8_t nonce_set;		/**< ... known for its instance now ... */
+	uint8_t gen;			/**< ... and its key generation, of its latest hello. */
+	uint16_t key_sends;		/**< Key id of its last hello we took (SB_DP_KEY_NONE). */
+	uint16_t key_acked;		/**< Key id it last took from us (its entries). */
 	/* Frames from the kernel for this peer, set aside while every path to it was full
 	 * so that frames for other peers behind them could go (sb_dp_tx_exception()); a FIFO,
 	 * sent before anything newer for this peer. */
@@ -171,11 +180,19 @@ struct sb_dp_rx_peer {
 	uint64_t hz;			/**< TSC cycles per second (the window's jump bound). */
 	uint64_t timeout_set;		/**< The hold the window has now, TSC cycles (owner). */
 	uint64_t lat[SB_DP_LAT_BUCKETS];	/**< Wire -> sb0 latency (owner). */
-	/* With a cluster key (owner): the keys its DATA frames' tags verify with, one per
-	 * cluster key held, the last one that verified first (sb_dp_auth.c). */
-	struct sb_auth_pair_key rx_key[SB_AUTH_RING_MAX];
-	uint8_t n_rx_keys;
-	uint32_t instance;		/**< The peer's instance they were derived for. */
+	/* With a cluster key (owner; sb_dp_auth.c): the keys its DATA frames' tags verify
+	 * with, one per cluster key held (by key id), and the packet numbers taken. */
+	struct sb_auth_data_key rx_key[SB_AUTH_RING_MAX];
+	/** The same of our previous key generation, while prev_until (TSC) has not passed:
+	 *  frames the peer made before it took our new generation. */
+	struct sb_auth_data_key rx_key_prev[SB_AUTH_RING_MAX];
+	uint64_t prev_until;
+	uint8_t prev_gen;
+	uint8_t cur_seen;		/**< A frame verified under our current generation
+					 *   since it began. */
+	struct sb_auth_pn_window pn;	/**< Words allocated with the window. */
+	uint8_t nonce[SB_AUTH_NONCE_LEN];	/**< The peer's session nonce ... */
+	uint8_t nonce_set;		/**< ... known (SB_DP_MSG_PEER_KEY). */
 } __rte_cache_aligned;
 
 /** Messages the TX worker sends every RX worker (their msg_ring). */
@@ -189,6 +206,11 @@ enum sb_dp_msg_type {
 	SB_DP_MSG_PEER_GONE,	/**< The peer left the table (SB_PEER_EV_PEER_GONE): its map
 				 *   entry, window and counts go; the index may come back as
 				 *   another peer (SB_DP_MSG_PEER). */
+	SB_DP_MSG_PEER_KEY,	/**< With a cluster key: the peer's session nonce (nonce), of a
+				 *   new peer or a restarted one: its DATA keys are derived. */
+	SB_DP_MSG_SELF_KEY,	/**< With a cluster key: our key generation moved on (gen):
+				 *   every peer's DATA keys are derived again, the old ones
+				 *   kept for a grace period. */
 };
 
 /** One message, an element of the msg_ring (a multiple of 4 bytes). */
@@ -201,7 +223,9 @@ struct sb_dp_msg {
 	uint8_t pad;
 	uint8_t mac[SB_ETH_ALEN];
 	uint32_t host_id;
-	uint32_t instance;	/**< PEER, PEER_RESET: the peer's instance (its pair keys). */
+	uint8_t nonce[SB_AUTH_NONCE_LEN];	/**< PEER_KEY: the peer's; SELF_KEY: ours. */
+	uint8_t gen;		/**< SELF_KEY. */
+	uint8_t pad2[3];
 };
 
 /** An RX worker. */
@@ -229,9 +253,20 @@ struct sb_dp_rx {
 	uint32_t answer_probe;		/**< Deliveries while answers did not come. */
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
-	struct sb_auth_keyring keyring;	/**< Its copy of the cluster keys (dp->auth). */
-	uint32_t instance;		/**< Ours (the TX worker's, copied at create). */
+	/* With a cluster key (sb_dp_auth.c). */
+	struct sb_auth_keyring *keyring;	/**< Its copy of the cluster keys, in secret
+						 *   memory (sb_keymem.h). */
+	uint8_t nonce[SB_AUTH_NONCE_LEN];	/**< Our session nonce (the TX worker's). */
+	uint8_t gen;			/**< Our key generation (SB_DP_MSG_SELF_KEY). */
+	uint32_t pn_bits;		/**< Bits of each peer's window of packet numbers. */
+	/* The budget of hello MAC checks of each of its ports (sb_dp_auth.c): paths known to
+	 * the lookup map, then everything else. */
+	struct sb_auth_bucket hello_known[SB_MAX_PORTS], hello_new[SB_MAX_PORTS];
+	uint16_t known_paths[SB_MAX_PORTS];	/**< Paths of its map on each port. */
+	uint64_t port_refused[SB_MAX_PORTS];	/**< Refused for tag, key or budget (relaxed
+						 *   loads by the TX worker, for the alarm). */
 };
+
 
 /*
  * Sequence numbers of peers that left the table, by host id: a peer evicted while it was cut
@@ -246,9 +281,25 @@ struct sb_dp_rx {
 
 struct sb_dp_seq_memory {
 	uint32_t host_id;		/**< 0: free. */
-	uint32_t tx_seq;		/**< Its next sequence number when it left. */
+	uint32_t tx_seq;		/**< Its next sequence number when it left ... */
+	uint32_t pn_hi;			/**< ... and the high half of its packet number. */
 	uint64_t gone;			/**< TSC when it left (the oldest goes first). */
 };
+
+/*
+ * The budget of hello MAC checks on a port (struct sb_auth_bucket, sb_dp_auth.c): for each
+ * path the map knows on it, SB_DP_HELLO_BUDGET_MULT times the hellos a second of one stream
+ * at the fast pace (the faster of ours and the smallest any peer announces: a peer leaving
+ * the idle pace is not throttled while the budget catches up), which covers its group and
+ * unicast streams, probes and triggered hellos twice over, plus a floor; burst a quarter of
+ * that + 32. Hellos of no known path (new peers, forgers) share SB_DP_HELLO_BUDGET_NEW a
+ * second, burst SB_DP_HELLO_BUDGET_NEW_BURST. A check costs about 1.3 us (a 538-byte hello):
+ * a 10 ms pace gives 400 checks a second per path, half a millisecond of CPU.
+ */
+#define SB_DP_HELLO_BUDGET_MULT 4
+#define SB_DP_HELLO_BUDGET_FLOOR 200
+#define SB_DP_HELLO_BUDGET_NEW 200
+#define SB_DP_HELLO_BUDGET_NEW_BURST 64
 
 /** A flood copy to a peer whose paths carry less than the fastest peer's >> this (1/16)
  *  never makes the flood wait: when its paths are full the copy is dropped
@@ -309,8 +360,23 @@ struct sb_dp_tx {
 	struct sb_dp_worker *w;		/**< Its worker (counters, burst depth). */
 	struct sb_dp_stats *stats;	/**< &w->stats */
 	/* Cluster authentication (dp->auth; sb_dp_auth.c). */
-	struct sb_auth_keyring keyring;	/**< Its copy of the cluster keys ... */
+	struct sb_auth_keyring *keyring;	/**< Its copy of the cluster keys, in secret
+						 *   memory (sb_keymem.h) ... */
 	uint8_t key_fp[SB_AUTH_RING_MAX][SB_AUTH_FP_LEN];	/**< ... their fingerprints. */
+	uint8_t nonce[SB_AUTH_NONCE_LEN];	/**< Our session nonce: in every hello ... */
+	uint8_t gen;			/**< ... and our key generation: +1 when a peer
+					 *   leaves the table (sb_dp_auth_peer_gone()). */
+	uint32_t pn_fresh;		/**< pn_hi a peer without remembered numbers starts at:
+					 *   above every forgotten entry's (seq_memory). */
+	const uint8_t *hello_nonce;	/**< The nonce of the hello being taken (events). */
+	uint32_t stream_hello_rate;	/**< Hellos a second of one stream at the fast pace
+					 *   (the RX workers' check budgets; relaxed stores). */
+	uint64_t refused_mark[SB_MAX_PORTS];	/**< port_refused at the last alarm check ... */
+	uint32_t refused_per_s[SB_MAX_PORTS];	/**< ... and the rate it gave. */
+	uint64_t hello_refused[SB_MAX_PORTS];	/**< Hellos it refused per port (tag, key,
+						 *   sequence: the alarm). */
+	uint64_t alarm_next;		/**< TSC of the next alarm check (every second). */
+	uint8_t alarm[SB_MAX_PORTS];	/**< Port under alarm (logged when raised, cleared). */
 	struct sb_auth_seq hello_cseq[SB_MAX_PORTS];	/**< Crypto sequence per sending port. */
 	struct sb_auth_replay_table replay;	/**< Replay marks of the hello streams. */
 };
@@ -341,6 +407,8 @@ enum sb_dp_log_what {
 	SB_DP_LOG_AUTH_REPLAY,
 	SB_DP_LOG_AUTH_UNKNOWN_KEY,
 	SB_DP_LOG_AUTH_UNEXPECTED,
+	SB_DP_LOG_AUTH_DATA_REPLAY,
+	SB_DP_LOG_AUTH_LIMITED,
 	SB_DP_LOG_MAX
 };
 #define SB_DP_LOG_EVERY_S 10
@@ -521,18 +589,25 @@ sb_dp_tick_stall(const struct sb_dp *dp, bool slow)
 /** Send @p msg to every RX worker. */
 void sb_dp_msg_all(struct sb_dp *dp, const struct sb_dp_msg *msg);
 
-/* sb_dp_auth.c (with a cluster key, dp->auth) */
+/* sb_dp_auth.c (with a cluster key, dp->auth; each does nothing without one) */
 
-/** TX worker: derive the key that tags our DATA frames to peer @p pi (found, restarted). */
+/** Set up what authentication needs: our nonce, each worker's keyring copy, the cipher
+ *  contexts of every peer slot. @return 0 or -errno. */
+int sb_dp_auth_create(struct sb_dp *dp);
+/** Free and wipe what sb_dp_auth_create() set up (any part of it). */
+void sb_dp_auth_free(struct sb_dp *dp);
+
+/* TX worker */
+
+/** Peer @p pi was found or restarted: its nonce and key ids are unknown until the hello
+ *  being taken is (sb_dp_auth_hello_taken()). */
+void sb_dp_auth_peer_new(struct sb_dp *dp, unsigned int pi);
+/** Load the key that tags our DATA frames to peer @p pi (its nonce known), or clear it. */
 void sb_dp_auth_peer_tx(struct sb_dp *dp, unsigned int pi);
-/** RX worker owning peer @p pi: derive the keys its DATA frames verify with, for the peer's
- *  instance @p instance (found, restarted). */
-void sb_dp_auth_peer_rx(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int pi,
-	uint32_t instance);
 /**
- * TX worker, a received hello that decoded: the tag checks of docs/wire-format.md in order
- * (a tag present exactly when we hold a key; the key id held; the tag; its crypto sequence
- * newer than the last taken on its stream), counted and logged (rate-limited) when refused.
+ * A received hello that decoded: the tag checks of docs/wire-format.md in order (a tag
+ * present exactly when we hold a key; the key id held; the tag; its crypto sequence newer
+ * than the last taken on its stream), counted and logged (rate-limited) when refused.
  * @param index  Our port it arrived on.
  * @param len    The frame's bytes in its (single) segment.
  * @param a      Its trailer, decoded (sb_wire_hello_auth_get()), when its shim says
@@ -542,17 +617,95 @@ void sb_dp_auth_peer_rx(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int pi,
 bool sb_dp_auth_hello_rx(struct sb_dp *dp, unsigned int index, const uint8_t *frame,
 	uint32_t len, const struct sb_hello *h, const struct sb_hello_auth *a, uint64_t now);
 /**
- * TX worker, a hello just written by sb_wire_put_hello() at @p frame (@p len bytes, @p room
- * available): with a cluster key, add its trailer (port @p port's next crypto sequence) and
+ * The peer table took hello @p h (trailer @p a, NULL without a key) as peer @p pi's: the
+ * key id it sends with; its session nonce when new (its DATA keys both ways are derived
+ * again and the RX workers told: SB_DP_MSG_PEER_KEY); its key generation when it moved on
+ * (our key to it is derived again); which of our keys it took.
+ */
+void sb_dp_auth_hello_taken(struct sb_dp *dp, unsigned int pi, const struct sb_hello *h,
+	const struct sb_hello_auth *a);
+/** Mark each of @p n entries of a hello we send with the key id we last took from the host
+ *  it names (SB_ENTRY_F_KEY). */
+void sb_dp_auth_entries(const struct sb_dp *dp, struct sb_hello_entry *e, unsigned int n);
+/**
+ * A hello just written by sb_wire_put_hello() at @p frame (@p len bytes, @p room available):
+ * with a cluster key, add its trailer (port @p port's next crypto sequence, our nonce) and
  * sign it.
  * @return the frame's length now, or 0 when the trailer does not fit (the hello is dropped).
  */
 size_t sb_dp_auth_hello_tx(struct sb_dp *dp, unsigned int port, uint8_t *frame, size_t len,
 	size_t room);
+/** Once a second: the hello rate the RX workers' check budgets follow, the refusal alarm. */
+void sb_dp_auth_tick(struct sb_dp *dp, uint64_t now);
+/** Peer @p host_id left the table: our key generation moves on (every key into us changes;
+ *  the RX workers keep the old ones for a grace period), announced in our next hellos; when
+ *  the generations come round, a new nonce instead (sb_dp_auth_rekey()). */
+void sb_dp_auth_peer_gone(struct sb_dp *dp, uint32_t host_id);
+/** Draw a new session nonce (@p why for the log): every DATA key changes both ways; with
+ *  @p pn_restart our packet numbers start again from 0 (each peer empties its window of
+ *  them when it takes the new nonce). */
+void sb_dp_auth_rekey(struct sb_dp *dp, const char *why, bool pn_restart);
+/** The sequence memory forgot a peer whose packet numbers had reached @p pn_hi. */
+void sb_dp_auth_seq_forgotten(struct sb_dp *dp, uint32_t pn_hi);
+/**
+ * Write the authentication header and tag of DATA frame @p m to peer @p tp (its outer
+ * header and shim in place; pkt_len final) with packet number @p pn (its low half is the
+ * shim's sequence number).
+ * @return 0, or -EINVAL (no key for the peer yet, a frame too long or in too many
+ *   segments) or -EIO: the caller drops the frame.
+ */
+int sb_dp_auth_data_tx(struct sb_dp *dp, struct sb_dp_tx_peer *tp, struct rte_mbuf *m,
+	uint64_t pn);
+
+/* RX workers */
+
+/**
+ * A hello read from port @p index (decoded shim @p shim), before it goes to the TX worker:
+ * with a cluster key, refuse here what needs no MAC to refuse (malformed, another port's
+ * unicast hello, no tag, a key id not held) and what exceeds its port's budget of checks
+ * (paths the map knows, then the others), so that only hellos within the budget reach the
+ * hello ring; counted and logged (rate-limited). Without a key, everything goes on.
+ * @return true to pass it on.
+ */
+bool sb_dp_auth_hello_admit(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index,
+	const struct rte_mbuf *m, const struct sb_shim *shim, uint64_t now);
+/**
+ * Check DATA frame @p m of peer @p rp (arrived on port @p index, on the peer's path @p path):
+ * its authentication header, the key (id and our generation), the packet number's freshness,
+ * then the tag; trim what Ethernet padded. Counted by reason and logged (rate-limited) when
+ * refused; a wrong tag also counts as a frame lost on the path (the loss rule takes a path
+ * that alters frames out of the stripe).
+ * @param pn_out  Its packet number, set when it passes: the caller takes it
+ *   (sb_dp_auth_pn_take()) once the reorder window took the frame.
+ * @return true when it may go on to the window (the caller frees it otherwise).
+ */
+bool sb_dp_auth_data_rx(struct sb_dp *dp, struct sb_dp_rx *rx, struct sb_dp_rx_peer *rp,
+	unsigned int index, unsigned int path, struct rte_mbuf *m, const struct sb_shim *shim,
+	uint64_t now, uint64_t *pn_out);
+/** Packet number @p pn of peer @p rp's authentic frame is taken: never again. Not for a
+ *  frame the window refused (a stray): the number stays free for the frame's real turn. */
+void sb_dp_auth_pn_take(struct sb_dp_rx_peer *rp, uint64_t pn);
+/** The map's paths changed (SB_DP_MSG_PATH, _PEER_RESET, _PEER_GONE): count them per port
+ *  (the check budgets). */
+void sb_dp_auth_paths_changed(struct sb_dp *dp, struct sb_dp_rx *rx);
+/** Allocate peer @p pi's window of packet numbers (with its reorder window). */
+int sb_dp_auth_window_new(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int pi);
+/** Peer @p pi's nonce (SB_DP_MSG_PEER_KEY), of a new or restarted peer (or one whose key
+ *  generations were used up): its receive keys. */
+void sb_dp_auth_peer_key_rx(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int pi,
+	const uint8_t *nonce);
+/** Our key generation moved on to @p gen, with our nonce @p nonce (a new one when the
+ *  generations were used up) (SB_DP_MSG_SELF_KEY): every owned peer's keys are derived
+ *  again, the old ones verify for a grace period (not after a new nonce); windows stay. */
+void sb_dp_auth_self_key_rx(struct sb_dp *dp, struct sb_dp_rx *rx, uint8_t gen,
+	const uint8_t *nonce);
+/** Peer @p pi restarted or left the table: its keys and packet numbers go. */
+void sb_dp_auth_peer_reset_rx(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int pi);
+
 /**
  * Worker @p w takes the cluster keys @p ring (SB_CMD_SET_KEYRING): copies them and derives
- * the pair keys of the peers it serves again.
- * @return 0, -ENOTSUP (the datapath started without a key) or -EINVAL (empty ring).
+ * the DATA keys of the peers it serves again.
+ * @return 0, -ENOTSUP (the datapath started without a key), -EINVAL (empty ring) or -ENOMEM.
  */
 int sb_dp_auth_set_keyring(struct sb_dp_worker *w, const struct sb_auth_keyring *ring);
 

@@ -11,7 +11,8 @@
 #include "sb_dp_int.h"
 
 /* Turn a received DATA frame back into the inner Ethernet frame, in place. @p off: where
- * sb_wire_parse() found the inner payload (past the tag of an authenticated frame). */
+ * sb_wire_parse() found the inner payload (past the authentication header of an
+ * authenticated frame). */
 static inline void
 decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, size_t off,
 	const uint8_t *peer_mac)
@@ -19,9 +20,9 @@ decap(struct sb_dp *dp, struct rte_mbuf *m, const struct sb_shim *shim, size_t o
 	uint8_t *b;
 
 	if (shim->flags & SB_WIRE_F_ELIDED) {
-		/* The inner EtherType sits at @p off (22, or 26 after a tag): drop what is in
-		 * front of its place in an Ethernet header and rebuild the addresses there
-		 * (receiver = us, sender = the peer). */
+		/* The inner EtherType sits at @p off (22, or 46 after an authentication
+		 * header): drop what is in front of its place in an Ethernet header and rebuild
+		 * the addresses there (receiver = us, sender = the peer). */
 		off -= 2 * SB_ETH_ALEN;
 		b = rte_pktmbuf_mtod(m, uint8_t *) + off;
 		rte_memcpy(b, dp->conf.mac, SB_ETH_ALEN);
@@ -60,22 +61,6 @@ data_refused(struct sb_dp_rx *rx, enum sb_dp_log_what what, unsigned int index,
 		SB_ETH_ALEN));
 	DP_LOG(WARNING, "port %u: DATA frame from %s refused: %s (at most one such line every "
 		"%u s)", index, mac, why, SB_DP_LOG_EVERY_S);
-}
-
-/* Check the tag of a DATA frame from peer @p rp with the keys of the peer's instance, the
- * one that verified last first (the other one during a rollover). @return true if good. */
-static inline bool
-data_tag_ok(struct sb_dp_rx_peer *rp, const uint8_t *buf)
-{
-	int k = sb_auth_data_verify(rp->rx_key, rp->n_rx_keys, buf, buf + SB_HDR_LEN);
-
-	if (likely(k == 0))
-		return true;
-	if (k < 0)
-		return false;
-	/* The sender moved to the other key: try it first from now on. */
-	RTE_SWAP(rp->rx_key[0], rp->rx_key[k]);
-	return true;
 }
 
 /* Hand a frame that arrived on member port @p index to another worker's ring, or count the
@@ -130,6 +115,7 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 	struct sb_dp_rx_peer *rp;
 	struct sb_shim shim;
 	unsigned int path, owner;
+	uint64_t pn = 0;
 	size_t off;
 	enum sb_wire_err e;
 	int pi;
@@ -161,7 +147,12 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 		return;
 	}
 	if (shim.type == SB_WIRE_HELLO) {
-		/* The peer table lives with the TX worker (which checks the hello's tag). */
+		/* The peer table lives with the TX worker (which checks the hello's tag),
+		 * within the port's budget of checks. */
+		if (!sb_dp_auth_hello_admit(dp, rx, index, m, &shim, now)) {
+			rte_pktmbuf_free(m);
+			return;
+		}
 		pass_on(dp, rx, dp->hello_ring, dp->tx->w, index, m);
 		return;
 	}
@@ -196,17 +187,15 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 		return;
 	}
 	rp = &dp->rx_peer[pi];
-	/* Before the window: a forged sequence number never moves it. */
-	if (dp->auth && unlikely(!data_tag_ok(rp, buf))) {
-		st->rx_auth_bad_tag++;
-		data_refused(rx, SB_DP_LOG_AUTH_BAD_TAG, index, buf, now,
-			"its tag does not verify: forged, altered, sent before the peer or we "
-			"restarted, or with another key (rx_auth_bad_tag)");
+	if (unlikely(rp->reorder == NULL)) {
+		st->rx_out_of_range++;	/* no window: it could not be created */
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (unlikely(rp->reorder == NULL)) {
-		st->rx_out_of_range++;	/* no window: it could not be created */
+	/* Before the window: nothing forged, altered or played back moves it or reaches the
+	 * kernel. */
+	if (dp->auth && unlikely(!sb_dp_auth_data_rx(dp, rx, rp, index, path, m, &shim, now,
+			&pn))) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -224,12 +213,18 @@ rx_one(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int index, struct rte_mbu
 	rx->busy_peers |= UINT64_C(1) << pi;	/* its window owns frames: drained */
 	switch (sb_reorder_insert(rp->reorder, path, shim.seq, m, now)) {
 	case SB_REORDER_HELD:
+		if (dp->auth)
+			sb_dp_auth_pn_take(rp, pn);
 		break;
 	case SB_REORDER_LATE_DELIVERED:
+		if (dp->auth)
+			sb_dp_auth_pn_take(rp, pn);
 		st->rx_late_delivered++;
 		sb_dp_exc_put(dp, rx, m);
 		break;
 	case SB_REORDER_LATE_DROPPED:
+		if (dp->auth)
+			sb_dp_auth_pn_take(rp, pn);
 		st->rx_late_dropped++;
 		rte_pktmbuf_free(m);
 		break;
@@ -498,6 +493,11 @@ window_create(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer)
 	if (rp->reorder != NULL)
 		return;
 	rp->hz = dp->hz;
+	if (sb_dp_auth_window_new(dp, rx, peer) != 0) {
+		DP_LOG(ERR, "peer %u: no memory for its window of packet numbers: its data is "
+			"dropped", rx->map.peer[peer].host_id);
+		return;
+	}
 	rp->reorder = sb_reorder_create(&rc);
 	rp->timeout_set = rc.timeout;
 	if (rp->reorder == NULL)
@@ -523,6 +523,8 @@ peer_gone(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer, bool mine)
 	struct sb_dp_rx_peer *rp = &dp->rx_peer[peer];
 	struct sb_reorder_stats st;
 
+	if (mine)
+		sb_dp_auth_peer_reset_rx(dp, rx, peer);
 	sb_peer_map_clear_peer(&rx->map, peer);
 	if (!mine)
 		return;
@@ -543,9 +545,6 @@ peer_gone(struct sb_dp *dp, struct sb_dp_rx *rx, unsigned int peer, bool mine)
 	memset(rp->path_from, 0, sizeof(rp->path_from));
 	memset(rp->lat, 0, sizeof(rp->lat));
 	rp->timeout_set = 0;
-	/* Its pair keys go with it: the next peer in this slot derives its own. */
-	sb_auth_wipe(rp->rx_key, sizeof(rp->rx_key));
-	rp->n_rx_keys = 0;
 }
 
 void
@@ -564,16 +563,15 @@ sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 			switch (g->type) {
 			case SB_DP_MSG_PEER:
 				sb_peer_map_set_peer(&rx->map, g->peer, g->host_id, g->mac);
-				if (mine) {
+				if (mine)
 					window_create(dp, rx, g->peer);
-					sb_dp_auth_peer_rx(dp, rx, g->peer, g->instance);
-				}
 				break;
 			case SB_DP_MSG_PEER_RESET:
 				sb_peer_map_reset_peer(&rx->map, g->peer);
-				/* A new instance: tags of the old one verify no more. */
+				sb_dp_auth_paths_changed(dp, rx);
+				/* A new instance: its keys come with its nonce (PEER_KEY). */
 				if (mine)
-					sb_dp_auth_peer_rx(dp, rx, g->peer, g->instance);
+					sb_dp_auth_peer_reset_rx(dp, rx, g->peer);
 				if (!mine || rp->reorder == NULL)
 					break;
 				/* Its sequence numbers start afresh and its paths are learnt
@@ -589,10 +587,19 @@ sb_dp_rx_msgs(struct sb_dp *dp, struct sb_dp_rx *rx)
 				break;
 			case SB_DP_MSG_PEER_GONE:
 				peer_gone(dp, rx, g->peer, mine);
+				sb_dp_auth_paths_changed(dp, rx);
+				break;
+			case SB_DP_MSG_PEER_KEY:
+				if (mine)
+					sb_dp_auth_peer_key_rx(dp, rx, g->peer, g->nonce);
+				break;
+			case SB_DP_MSG_SELF_KEY:
+				sb_dp_auth_self_key_rx(dp, rx, g->gen, g->nonce);
 				break;
 			case SB_DP_MSG_PATH:
 				sb_peer_map_set_path(&rx->map, g->peer, g->path, g->local_port,
 					g->remote_port, g->mac);
+				sb_dp_auth_paths_changed(dp, rx);
 				break;
 			case SB_DP_MSG_PATH_DOWN:
 				if (mine) {

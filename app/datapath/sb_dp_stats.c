@@ -32,8 +32,10 @@ static const struct stat_field tx_fields[] = {
 };
 
 static const struct stat_field rx_fields[] = {
-	FIELD(rx_unknown_peer), FIELD(rx_auth_no_tag), FIELD(rx_auth_bad_tag),
+	FIELD(rx_unknown_peer), FIELD(rx_port_stopped_drop), FIELD(rx_auth_no_tag), FIELD(rx_auth_bad_tag),
 	FIELD(rx_auth_replay), FIELD(rx_auth_unknown_key), FIELD(rx_auth_unexpected),
+	FIELD(rx_auth_data_replay), FIELD(rx_auth_limited), FIELD(rx_auth_limited_new),
+	FIELD(auth_rekeys),
 	FIELD(rx_hello_rejected), FIELD(rx_hello_not_ours),
 	FIELD(rx_late_dropped), FIELD(rx_late_delivered), FIELD(rx_duplicate),
 	FIELD(rx_out_of_range), FIELD(rx_stray), FIELD(rx_peer_gone_drop), FIELD(rx_forwarded),

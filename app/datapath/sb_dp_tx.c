@@ -142,9 +142,16 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 		add = SB_HDR_LEN;
 	}
 	if (dp->auth) {
-		/* The tag goes between the shim and the inner frame. */
+		/* The authentication header goes between the shim and the inner frame. */
 		shim.flags |= SB_WIRE_F_AUTH;
-		add += SB_WIRE_DATA_TAG_LEN;
+		add += SB_WIRE_DATA_AUTH_LEN;
+		if (unlikely(!dpeer->tx_key.set)) {
+			st->tx_no_path++;	/* its nonce not heard yet */
+			rte_pktmbuf_free(m);
+			return 0;
+		}
+		if (unlikely(sb_auth_pn_exhausted(dpeer->pn_hi)))
+			sb_dp_auth_rekey(dp, "packet numbers used up", true);
 	}
 	wire_len = rte_pktmbuf_pkt_len(m) + add;
 
@@ -169,11 +176,22 @@ send_data(struct sb_dp *dp, unsigned int pi, struct rte_mbuf *m, bool elide, uin
 	shim.path = p->index;
 	shim.path_seq = dpeer->path_seq[j]++;
 	shim.seq = dpeer->tx_seq++;
-	/* For elided frames the inner EtherType is already in place at offset 22 (26 after a
-	 * tag). */
+	/* For elided frames the inner EtherType is already in place at offset 22 (46 after an
+	 * authentication header). */
 	sb_wire_put_hdr(hdr, path->remote_mac, p->mac, &shim);
-	if (dp->auth)
-		sb_auth_data_tag(&dpeer->tx_key, hdr, hdr + SB_HDR_LEN);
+	if (dp->auth) {
+		uint64_t pn = (uint64_t)dpeer->pn_hi << 32 | shim.seq;
+
+		/* The high half moves on as the sequence number wraps, whatever happens to
+		 * this frame: no packet number is used twice. */
+		if (unlikely(dpeer->tx_seq == 0))
+			dpeer->pn_hi++;
+		if (unlikely(sb_dp_auth_data_tx(dp, dpeer, m, pn) != 0)) {
+			st->tx_too_big++;	/* too long or in too many segments to tag */
+			rte_pktmbuf_free(m);
+			return 0;
+		}
+	}
 	sb_sched_charge(&dpeer->view, j, wire_len);
 	p->busy_until_ns = dpeer->view.path[j].busy_until_ns;
 	if (dpeer->view.path[j].path_rate_bps != 0)

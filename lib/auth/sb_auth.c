@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Cluster authentication: which libsodium primitive over which bytes (sb_auth.h). */
+/* Cluster authentication: which libsodium primitive over which bytes (sb_auth.h); the DATA
+ * tag and its packet numbers are in sb_auth_data.c. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -15,11 +16,7 @@ _Static_assert(SB_AUTH_HELLO_TAG_LEN >= crypto_generichash_blake2b_BYTES_MIN &&
 	SB_AUTH_HELLO_TAG_LEN <= crypto_generichash_blake2b_BYTES_MAX, "hello tag length");
 _Static_assert(SB_AUTH_KEY_LEN >= crypto_generichash_blake2b_KEYBYTES_MIN &&
 	SB_AUTH_KEY_LEN <= crypto_generichash_blake2b_KEYBYTES_MAX, "cluster key length");
-_Static_assert(SB_AUTH_PAIR_KEY_LEN == crypto_shorthash_siphash24_KEYBYTES, "pair key length");
-_Static_assert(SB_AUTH_DATA_TAG_LEN >= 1 &&
-	SB_AUTH_DATA_TAG_LEN <= crypto_shorthash_siphash24_BYTES, "DATA tag length");
-_Static_assert(sizeof(SB_AUTH_HELLO_PERSONAL) <= crypto_generichash_blake2b_PERSONALBYTES &&
-	sizeof(SB_AUTH_PAIR_PERSONAL) <= crypto_generichash_blake2b_PERSONALBYTES,
+_Static_assert(sizeof(SB_AUTH_HELLO_PERSONAL) <= crypto_generichash_blake2b_PERSONALBYTES,
 	"personalisation length");
 _Static_assert(SB_AUTH_RING_MAX <= UINT8_MAX, "ring size");
 _Static_assert(sizeof(SB_AUTH_FP_PERSONAL) <= crypto_generichash_blake2b_PERSONALBYTES &&
@@ -27,14 +24,11 @@ _Static_assert(sizeof(SB_AUTH_FP_PERSONAL) <= crypto_generichash_blake2b_PERSONA
 _Static_assert(SB_AUTH_HELLO_TAG_LEN == sizeof(((struct sb_wire_hello_auth *)0)->tag) &&
 	SB_HELLO_AUTH_TAG_OFF == offsetof(struct sb_wire_hello_auth, tag),
 	"hello trailer layout");
-_Static_assert(SB_AUTH_DATA_TAG_LEN == SB_WIRE_DATA_TAG_LEN, "DATA tag on the wire");
 _Static_assert((SB_AUTH_REPLAY_SLOTS & (SB_AUTH_REPLAY_SLOTS - 1)) == 0, "replay slots");
 
 /* Zero padded to the 16 bytes BLAKE2b takes. */
 static const uint8_t hello_personal[crypto_generichash_blake2b_PERSONALBYTES] =
 	SB_AUTH_HELLO_PERSONAL;
-static const uint8_t pair_personal[crypto_generichash_blake2b_PERSONALBYTES] =
-	SB_AUTH_PAIR_PERSONAL;
 static const uint8_t fp_personal[crypto_generichash_blake2b_PERSONALBYTES] =
 	SB_AUTH_FP_PERSONAL;
 
@@ -42,6 +36,18 @@ int
 sb_auth_init(void)
 {
 	return sodium_init() < 0 ? -EIO : 0;
+}
+
+void *
+sb_auth_secret_alloc(size_t len)
+{
+	return sodium_malloc(len);
+}
+
+void
+sb_auth_secret_free(void *p)
+{
+	sodium_free(p);
 }
 
 void
@@ -364,87 +370,3 @@ sb_auth_replay_table_check(struct sb_auth_replay_table *t, const struct sb_auth_
 	return rc;
 }
 
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
-int
-sb_auth_pair_derive(const struct sb_auth_key *ck, const struct sb_auth_pair_ids *ids,
-	struct sb_auth_pair_key *out)
-{
-	uint8_t msg[16];
-
-	if (ck == NULL || ids == NULL || out == NULL || ids->tx_host == 0 || ids->rx_host == 0 ||
-			ids->tx_host == ids->rx_host)
-		return -EINVAL;
-	put_be32(msg, ids->tx_host);
-	put_be32(msg + 4, ids->rx_host);
-	put_be32(msg + 8, ids->tx_instance);
-	put_be32(msg + 12, ids->rx_instance);
-	if (crypto_generichash_blake2b_salt_personal(out->key, sizeof(out->key), msg,
-			sizeof(msg), ck->secret, sizeof(ck->secret), NULL, pair_personal) != 0)
-		return -EINVAL;
-	out->key_id = ck->id;
-	return 0;
-}
-
-int
-sb_auth_pair_derive_ring(const struct sb_auth_keyring *r, const struct sb_auth_pair_ids *ids,
-	struct sb_auth_pair_key *out)
-{
-	unsigned int i, n = 0;
-	int rc;
-
-	if (r->n_keys == 0)
-		return 0;
-	rc = sb_auth_pair_derive(&r->key[r->send], ids, &out[n++]);
-	for (i = 0; rc == 0 && i < r->n_keys; i++)
-		if (i != r->send)
-			rc = sb_auth_pair_derive(&r->key[i], ids, &out[n++]);
-	if (rc != 0) {
-		sb_auth_wipe(out, n * sizeof(*out));
-		return rc;
-	}
-	return (int)n;
-}
-
-/* SipHash-2-4 over the MACs and the shim, full 8-byte output. */
-static void
-data_hash(const struct sb_auth_pair_key *k, const uint8_t *frame,
-	uint8_t out[crypto_shorthash_siphash24_BYTES])
-{
-	uint8_t msg[SB_AUTH_DATA_MSG_LEN];
-
-	memcpy(msg, frame, 2 * SB_ETH_ALEN);
-	memcpy(msg + 2 * SB_ETH_ALEN, frame + SB_ETH_HLEN, SB_SHIM_LEN);
-	crypto_shorthash_siphash24(out, msg, sizeof(msg), k->key);
-}
-
-void
-sb_auth_data_tag(const struct sb_auth_pair_key *k, const uint8_t *frame, uint8_t *tag)
-{
-	uint8_t h[crypto_shorthash_siphash24_BYTES];
-
-	data_hash(k, frame, h);
-	memcpy(tag, h, SB_AUTH_DATA_TAG_LEN);
-}
-
-int
-sb_auth_data_verify(const struct sb_auth_pair_key *keys, unsigned int n_keys,
-	const uint8_t *frame, const uint8_t *tag)
-{
-	uint8_t h[crypto_shorthash_siphash24_BYTES];
-	unsigned int i;
-
-	for (i = 0; i < n_keys; i++) {
-		data_hash(&keys[i], frame, h);
-		if (sodium_memcmp(h, tag, SB_AUTH_DATA_TAG_LEN) == 0)
-			return (int)i;
-	}
-	return -EBADMSG;
-}

@@ -5,8 +5,9 @@
 /**
  * @file
  * Cluster authentication: the cryptographic building blocks that let a host tell its
- * cluster's frames from a neighbour's forgeries. Every primitive comes from libsodium; this
- * file only says which one is used, over which bytes, with which key.
+ * cluster's frames from a neighbour's forgeries. Every primitive comes from libsodium or
+ * OpenSSL's libcrypto; this file only says which one is used, over which bytes, with which
+ * key.
  *
  * Threat: a host on the same switch that is not in the cluster (it does not hold the cluster
  * key). It hears every group hello and may send anything. Without authentication it could
@@ -20,31 +21,32 @@
  *    hello whose tag verifies and whose sequence is above the last one it took from that
  *    stream (struct sb_auth_replay). A recorded hello cannot be played back later (except
  *    into a receiver that restarted since: sb_auth_replay_check()).
- *  - DATA frames carry a short tag (SB_AUTH_DATA_TAG_LEN bytes) over the outer MAC addresses
- *    and the shim, keyed by a key of the (sender, receiver) pair and of both ends' instances
- *    (sb_auth_pair_derive()). A forgery is refused except with probability
- *    2^-(8 * SB_AUTH_DATA_TAG_LEN) per frame (times the keys tried, during a rollover), and
- *    tags from before either end restarted never verify after it. The tag covers the
- *    headers, not the payload: it keeps forged sequence numbers out of the reorder window.
- *    A host that sees the pair's unicast frames can still replay or alter their payloads
- *    (the sequence number repeats every 2^32 frames); protecting payloads is the job of the
- *    traffic's own protocols.
+ *  - DATA frames carry a 16-byte tag over the whole frame: the outer MAC addresses, the shim,
+ *    the rest of the header (its exact length, key id and the high half of its 64-bit packet
+ *    number) and the inner frame (sb_auth_data_mac()). Its key is the direction's
+ *    (sb_auth_dir_derive()): of the cluster key and of both ends' 128-bit session nonces,
+ *    fresh at each start, so no tag made before either end restarted verifies after it. Its
+ *    nonce is the packet number, which never repeats under a key, and a receiver takes each
+ *    number once (struct sb_auth_pn_window), across the 32-bit sequence's wrap included.
  *
- * Algorithms (libsodium 1.0.18 documentation, "Generic hashing", "Short-input hashing",
- * "Helpers"):
+ * Algorithms (libsodium 1.0.18 documentation, "Generic hashing", "Helpers"; OpenSSL 3.0's
+ * EVP_EncryptInit(3), "AEAD Interface"):
  *  - Hello tag: keyed BLAKE2b (crypto_generichash_blake2b_salt_personal; RFC 7693) with a
  *    16-byte output and the personalisation SB_AUTH_HELLO_PERSONAL. Chosen over
  *    HMAC-SHA-512-256 truncated to 16 bytes: BLAKE2b is a MAC when keyed (one pass over the
  *    message, where HMAC hashes twice and spends two more compressions on the padded key,
  *    a fixed cost that dominates for hellos of a few hundred bytes), its output length is a
  *    parameter rather than a truncation, and the personalisation keeps the hello tag and
- *    the pair-key derivation apart although both use the cluster key.
- *  - Pair key: keyed BLAKE2b again, personalisation SB_AUTH_PAIR_PERSONAL, 16-byte output,
- *    over the two host ids and instances: the derivation libsodium's documentation gives for
- *    subkeys from more context than crypto_kdf's 64-bit subkey id holds.
- *  - DATA tag: SipHash-2-4 (crypto_shorthash; Aumasson and Bernstein, "SipHash: a fast
- *    short-input PRF", 2012), its 8-byte output truncated to SB_AUTH_DATA_TAG_LEN: a PRF
- *    built for inputs as short as the 20 bytes of a DATA frame.
+ *    the direction-key derivation apart although both use the cluster key.
+ *  - Direction key: keyed BLAKE2b again, personalisation SB_AUTH_DIR_PERSONAL, 32-byte
+ *    output, over the two host ids and session nonces: the derivation libsodium's
+ *    documentation gives for subkeys from more context than crypto_kdf's 64-bit subkey id
+ *    holds.
+ *  - DATA tag: AES-256-GCM from OpenSSL's libcrypto (EVP), the frame as additional data and
+ *    no plaintext (GMAC: NIST SP 800-38D), as MACsec's integrity-only mode does with
+ *    GCM-AES-XPN-256 (IEEE 802.1AEbw): a 96-bit IV of the 64-bit packet number and 32 zero
+ *    bits. One algorithm for the whole cluster, fixed by the wire version: chosen over
+ *    ChaCha20-Poly1305 and keyed BLAKE2b by bench_auth's figures (docs/benchmarks.md).
  *  - Tags are compared in constant time (sodium_memcmp), so timing tells an attacker
  *    nothing about how much of a forged tag was right.
  *
@@ -54,13 +56,11 @@
  *  2. Once every host holds it, make it the send key on every host, in any order
  *     (sb_auth_ring_set_send()): every receiver already accepts it.
  *  3. Once every host sends with it, remove the old key everywhere (sb_auth_ring_remove()).
- * Hellos name the key they were made with (key id), so a receiver tries only that key. DATA
- * frames carry no key id: a receiver keeps one pair key per ring key and tries each
- * (sb_auth_data_verify()). After every change of the ring the owner derives the pair keys
- * again (sb_auth_pair_derive_ring()).
+ * Hellos and DATA frames name the key they were made with (key id), so a receiver tries only
+ * that key. After every change of the ring the owner derives the direction keys again.
  *
- * Nothing here allocates, logs or calls DPDK; the clock is a parameter except in
- * sb_auth_clock_us(). The structs are plain data owned by one thread: a control thread
+ * Nothing here logs or calls DPDK, and only sb_auth_data_key_init() allocates (OpenSSL's
+ * cipher context); the clock is a parameter except in sb_auth_clock_us(). The structs are plain data owned by one thread: a control thread
  * changes the keyring of a running lcore by command, never in place. Secrets are wiped with
  * sb_auth_wipe() when dropped. Call sb_auth_init() once before anything else.
  */
@@ -75,15 +75,13 @@
 #define SB_AUTH_KEY_HEX_LEN (2 * SB_AUTH_KEY_LEN)	/**< The same, as hex characters. */
 #define SB_AUTH_RING_MAX 2		/**< Keys in a keyring: the send key and one more. */
 #define SB_AUTH_HELLO_TAG_LEN 16	/**< Hello tag, bytes. */
-#define SB_AUTH_PAIR_KEY_LEN 16		/**< Pair key (a SipHash key), bytes. */
-/** DATA tag, bytes: the first bytes of SipHash-2-4's 8-byte output (1 to 8). */
-#define SB_AUTH_DATA_TAG_LEN 4
-/** Bytes a DATA tag covers: outer destination and source MACs, then the shim. */
-#define SB_AUTH_DATA_MSG_LEN (2 * SB_ETH_ALEN + SB_SHIM_LEN)
+#define SB_AUTH_DIR_KEY_LEN 32		/**< Direction key (an AES-256 key), bytes. */
+#define SB_AUTH_DATA_TAG_LEN 16		/**< DATA tag (GCM's full tag), bytes. */
+#define SB_AUTH_NONCE_LEN 16		/**< Session nonce, bytes (struct sb_auth_dir_ids). */
 
 /** BLAKE2b personalisations, zero padded to 16 bytes: one per use of the cluster key. */
 #define SB_AUTH_HELLO_PERSONAL "seqbond hello 1"
-#define SB_AUTH_PAIR_PERSONAL "seqbond pair 1"
+#define SB_AUTH_DIR_PERSONAL "seqbond data 4"
 #define SB_AUTH_FP_PERSONAL "seqbond keyid 1"
 
 /** Key fingerprint, bytes (sb_auth_key_fingerprint()). */
@@ -106,18 +104,19 @@ struct sb_auth_keyring {
 	uint8_t send;			/**< Index of the send key (when n_keys > 0). */
 };
 
-/** Who a pair key is for: the direction and both ends' current instances (host order). */
-struct sb_auth_pair_ids {
+/**
+ * Who a direction key is for: the sender and the receiver, each by host id and by the
+ * session nonce it announces in its authenticated hellos (random, drawn at start: a restart
+ * gives a new one, and so new keys both ways), and the receiver's key generation (it moves
+ * on when the receiver forgets a peer: every key into it changes, so no frame recorded
+ * before verifies, while its peers' packet numbers go on).
+ */
+struct sb_auth_dir_ids {
 	uint32_t tx_host;		/**< Sender's host id, non-zero. */
 	uint32_t rx_host;		/**< Receiver's host id, non-zero, not tx_host. */
-	uint32_t tx_instance;		/**< Sender's instance (from its hellos). */
-	uint32_t rx_instance;		/**< Receiver's instance. */
-};
-
-/** Key of DATA tags in one direction between two host instances. */
-struct sb_auth_pair_key {
-	uint8_t key_id;			/**< Id of the cluster key it comes from. */
-	uint8_t key[SB_AUTH_PAIR_KEY_LEN];
+	uint8_t tx_nonce[SB_AUTH_NONCE_LEN];	/**< Sender's session nonce. */
+	uint8_t rx_nonce[SB_AUTH_NONCE_LEN];	/**< Receiver's session nonce. */
+	uint8_t rx_gen;			/**< Receiver's key generation. */
 };
 
 /**
@@ -160,8 +159,18 @@ struct sb_auth_replay {
  */
 int sb_auth_init(void);
 
+/**
+ * Memory for a secret before the application's own secret memory exists (a key file read
+ * at start): libsodium's sodium_malloc(), locked, out of core dumps, between guard pages.
+ * @return the memory (not zeroed), or NULL.
+ */
+void *sb_auth_secret_alloc(size_t len);
+
+/** Wipe and free memory of sb_auth_secret_alloc() (sodium_free()); NULL: nothing. */
+void sb_auth_secret_free(void *p);
+
 /** Zero @p len bytes at @p p in a way the compiler does not remove (sodium_memzero):
- *  for keys, keyrings and pair keys being dropped. */
+ *  for keys and keyrings being dropped. */
 void sb_auth_wipe(void *p, size_t len);
 
 /**
@@ -358,54 +367,154 @@ struct sb_auth_replay_table {
 int sb_auth_replay_table_check(struct sb_auth_replay_table *t, const struct sb_auth_stream *s,
 	uint64_t seq, const struct sb_auth_replay **out);
 
+/** Draw a session nonce (SB_AUTH_NONCE_LEN random bytes, randombytes_buf()). */
+void sb_auth_nonce_new(uint8_t *nonce);
+
 /**
- * Derive the DATA key for one direction between two host instances from a cluster key
- * (keyed BLAKE2b, personalisation SB_AUTH_PAIR_PERSONAL, over tx host, rx host, tx instance,
- * rx instance, 4 bytes each in network order). Each direction has its own key, and a new
- * instance at either end (a restart) a new one, so no tag from before a restart verifies
- * after it (except with the 2^-32 chance that a restart draws the same instance).
- *
- * @param ck   Cluster key; @p out->key_id becomes its id.
+ * Derive the key of one direction from a cluster key: keyed BLAKE2b (personalisation
+ * SB_AUTH_DIR_PERSONAL, SB_AUTH_DIR_KEY_LEN bytes out) over tx host, rx host (4 bytes each,
+ * network order), tx nonce, rx nonce and rx generation (1 byte).
+ * @param ck   Cluster key.
+ * @param key  SB_AUTH_DIR_KEY_LEN bytes, written; the caller wipes it when done.
  * @return 0, or -EINVAL (NULL argument, a host id 0, or the same host at both ends).
  */
-int sb_auth_pair_derive(const struct sb_auth_key *ck, const struct sb_auth_pair_ids *ids,
-	struct sb_auth_pair_key *out);
+int sb_auth_dir_derive(const struct sb_auth_key *ck, const struct sb_auth_dir_ids *ids,
+	uint8_t *key);
 
 /**
- * Derive the pair key of @p ids from every key of a ring, the send key's first: out[0] tags
- * what we send (when we are ids->tx_host), out[0..n-1] are what sb_auth_data_verify() tries
- * for what we receive (when we are ids->rx_host).
- * @param out  Room for SB_AUTH_RING_MAX keys.
- * @return the number derived (0 for an empty ring), or -EINVAL as sb_auth_pair_derive().
+ * The tag state of one direction under one cluster key: OpenSSL's AES-256-GCM context with
+ * the direction key loaded (its key schedule and GHASH table are the secret now). Owned by
+ * one thread. Zero-initialise, then sb_auth_data_key_init().
  */
-int sb_auth_pair_derive_ring(const struct sb_auth_keyring *r, const struct sb_auth_pair_ids *ids,
-	struct sb_auth_pair_key *out);
+struct sb_auth_data_key {
+	void *ctx;			/**< EVP_CIPHER_CTX (opaque here). */
+	uint8_t key_id;			/**< Id of the cluster key it is derived from. */
+	bool set;			/**< A direction key is loaded: tags are made or
+					 *   checked only then. */
+};
 
 /**
- * Tag of a DATA frame: SipHash-2-4 keyed by the pair key over the outer destination and
- * source MACs and the shim (SB_AUTH_DATA_MSG_LEN bytes), truncated to SB_AUTH_DATA_TAG_LEN.
- * The EtherType is not covered (the parser refuses any other); the tag must be placed
- * outside the bytes covered.
- *
- * @param k      Pair key of this direction (ours -> the receiver's).
- * @param frame  The frame's first byte (outer Ethernet header); SB_HDR_LEN bytes are read:
- *   0-11 and 14-21.
- * @param tag    SB_AUTH_DATA_TAG_LEN bytes, written.
+ * Allocate @p k's cipher context (with no key: not set). OpenSSL allocates it through its
+ * memory functions, which the application may point at locked memory.
+ * @return 0, -ENOMEM, or -EIO (OpenSSL has no AES-256-GCM).
  */
-void sb_auth_data_tag(const struct sb_auth_pair_key *k, const uint8_t *frame, uint8_t *tag);
+int sb_auth_data_key_init(struct sb_auth_data_key *k);
+
+/** Free @p k's context (OpenSSL wipes its key schedule on free). NULL ctx: nothing. */
+void sb_auth_data_key_free(struct sb_auth_data_key *k);
 
 /**
- * Check the tag of a received DATA frame against each pair key in turn (constant-time
- * compare per key). A key that fails costs a whole hash: put first the pair key of the
- * cluster key the sender's latest hello names, so that a frame costs one hash during a
- * rollover too.
- * @param keys    Pair keys of the sender -> us direction (sb_auth_pair_derive_ring()).
- * @param n_keys  Their number.
- * @param frame   As for sb_auth_data_tag().
- * @param tag     The frame's SB_AUTH_DATA_TAG_LEN-byte tag.
- * @return the index of the key that verifies (>= 0), or -EBADMSG (none does).
+ * Load the key of direction @p ids under cluster key @p ck (sb_auth_dir_derive()).
+ * @return 0; -EINVAL (as sb_auth_dir_derive(), or no context) or -EIO (OpenSSL refused).
+ *   On failure @p k is not set.
  */
-int sb_auth_data_verify(const struct sb_auth_pair_key *keys, unsigned int n_keys,
-	const uint8_t *frame, const uint8_t *tag);
+int sb_auth_data_key_set(struct sb_auth_data_key *k, const struct sb_auth_key *ck,
+	const struct sb_auth_dir_ids *ids);
+
+/** Forget @p k's key: it is no longer set, and a random key replaces it in the context. */
+void sb_auth_data_key_clear(struct sb_auth_data_key *k);
+
+/** A stretch of bytes a DATA tag covers (a frame's header, then each mbuf segment). */
+struct sb_auth_seg {
+	const uint8_t *p;
+	size_t len;
+};
+
+/**
+ * Tag of a DATA frame: AES-256-GCM under @p k with IV (@p pn in network order, 4 zero
+ * bytes), the segments as additional data in order, no plaintext (GMAC). The caller passes
+ * what docs/wire-format.md says the tag covers: the frame's first 30 bytes (MACs, EtherType,
+ * shim, length, key id, packet number), then every byte after the tag up to the length.
+ * @param pn   The frame's 64-bit packet number: never twice under one key.
+ * @param tag  SB_AUTH_DATA_TAG_LEN bytes, written.
+ * @return 0, -EINVAL (key not set, a segment over INT_MAX bytes) or -EIO (OpenSSL failed).
+ */
+int sb_auth_data_mac(struct sb_auth_data_key *k, uint64_t pn, const struct sb_auth_seg *seg,
+	unsigned int n_seg, uint8_t *tag);
+
+/**
+ * Check a received DATA frame's tag: sb_auth_data_mac() over the same segments, compared in
+ * constant time. Check the packet number's freshness first (sb_auth_pn_check(): cheaper, and
+ * a replay must not cost a MAC), take it after (sb_auth_pn_accept()).
+ * @return 0 (authentic), -EBADMSG (wrong tag), or as sb_auth_data_mac().
+ */
+int sb_auth_data_verify(struct sb_auth_data_key *k, uint64_t pn, const struct sb_auth_seg *seg,
+	unsigned int n_seg, const uint8_t *tag);
+
+/**
+ * Packet numbers a receiver has taken from one direction, for the replay check: the highest
+ * one and a bitmap of the @p n_bits numbers at and below it (RFC 4303 s.3.4.3's sliding
+ * window, 64 bits a word as in RFC 6479). A number above the top moves the window; one
+ * within it is taken once; one below it is refused as too old, whether or not it was seen:
+ * size the window above the frames a reorder window may see out of order. Plain data over
+ * memory the caller gives (sb_auth_pn_window_init()).
+ */
+struct sb_auth_pn_window {
+	uint64_t top;			/**< Highest number taken (valid when any). */
+	uint64_t *bits;			/**< n_bits / 64 words: bit (pn % n_bits) of a taken
+					 *   number within the window. */
+	uint32_t n_bits;		/**< A power of two, at least 64. */
+	bool any;			/**< A number was taken (or a floor set). */
+};
+
+/**
+ * Start a window over @p words (n_bits / 64 of them, zeroed here), empty.
+ * @return 0, or -EINVAL (@p n_bits not a power of two of at least 64).
+ */
+int sb_auth_pn_window_init(struct sb_auth_pn_window *w, uint64_t *words, uint32_t n_bits);
+
+/** Empty the window: the next number is taken whatever it is (a new key: nothing under the
+ *  old one verifies any more). */
+void sb_auth_pn_window_reset(struct sb_auth_pn_window *w);
+
+/** Refuse every number up to @p floor from now on, as if all had been taken (a peer back in
+ *  the table under the same key: what it sent before must not be taken again). */
+void sb_auth_pn_window_floor(struct sb_auth_pn_window *w, uint64_t floor);
+
+/**
+ * Whether @p pn may be taken: no MAC is spent on a number already refused.
+ * @return 0 (fresh), -EALREADY (taken before: a replay or a duplicate) or -ESTALE (below the
+ *   window: too old to tell; a replay, or a frame later than the window is wide).
+ */
+int sb_auth_pn_check(const struct sb_auth_pn_window *w, uint64_t pn);
+
+/** Take @p pn, which sb_auth_pn_check() found fresh and whose tag verified. */
+void sb_auth_pn_accept(struct sb_auth_pn_window *w, uint64_t pn);
+
+/**
+ * The highest high half of a packet number a sender uses under one key (2^63 numbers per
+ * direction: 19 000 years at 15 M frames a second), far below where the 64-bit number would
+ * wrap. Before it goes past, the sender draws new keys (a new session nonce) and starts its
+ * numbers again (sb_auth_pn_exhausted()).
+ */
+#define SB_AUTH_PN_HI_MAX ((UINT32_C(1) << 31) - 1)
+
+/** @return whether a sender whose next packet number's high half is @p pn_hi must re-key. */
+static inline bool
+sb_auth_pn_exhausted(uint32_t pn_hi)
+{
+	return pn_hi > SB_AUTH_PN_HI_MAX;
+}
+
+/**
+ * A token bucket that bounds the MAC checks of authenticated hellos on one port (refused
+ * frames cost about what junk costs: no MAC past the budget). @p rate tokens a second up
+ * to @p burst; plain data.
+ */
+struct sb_auth_bucket {
+	uint64_t tokens_ns;		/**< Tokens held, times 1e9 (so refills are exact). */
+	uint64_t last_ns;		/**< Clock of the last refill; 0: full at first use. */
+	uint32_t rate;			/**< Tokens a second. */
+	uint32_t burst;			/**< Most tokens held. */
+};
+
+/** Set a bucket's rate and burst (tokens held are capped at the new burst). */
+void sb_auth_bucket_set(struct sb_auth_bucket *b, uint32_t rate, uint32_t burst);
+
+/**
+ * Take a token at @p now_ns (any monotonic clock in ns).
+ * @return true (a check may be spent) or false (over budget: refuse unchecked).
+ */
+bool sb_auth_bucket_take(struct sb_auth_bucket *b, uint64_t now_ns);
 
 #endif /* SB_AUTH_H */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -23,6 +24,11 @@ sb_wire_err_str(enum sb_wire_err e)
 		return "unknown";
 	return sb_wire_err_names[e];
 }
+
+_Static_assert(SB_HELLO_AUTH_NONCE_OFF == offsetof(struct sb_wire_hello_auth, nonce) &&
+	SB_HELLO_AUTH_TAG_OFF == offsetof(struct sb_wire_hello_auth, tag), "hello trailer");
+_Static_assert(SB_WIRE_DATA_TAG_OFF == SB_HDR_LEN + offsetof(struct sb_wire_data_auth, tag) &&
+	SB_WIRE_DATA_AUTH_LEN == 24, "DATA authentication header");
 
 static inline uint16_t
 get_be16(const uint8_t *p)
@@ -96,8 +102,8 @@ sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *shim, size_t *inne
 	case SB_WIRE_DATA:
 	default:
 		/* An inner frame needs at least its EtherType, and its addresses unless elided;
-		 * an authenticated one its tag before that. */
-		off = SB_HDR_LEN + ((shim->flags & SB_WIRE_F_AUTH) ? SB_WIRE_DATA_TAG_LEN : 0);
+		 * an authenticated one its authentication header before that. */
+		off = (shim->flags & SB_WIRE_F_AUTH) ? SB_WIRE_DATA_AUTH_INNER : SB_HDR_LEN;
 		need = off + ((shim->flags & SB_WIRE_F_ELIDED) ? 2 : SB_ETH_HLEN);
 		break;
 	}
@@ -105,6 +111,36 @@ sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *shim, size_t *inne
 		return SB_WIRE_E_TRUNCATED;
 	*inner_off = off;
 	return SB_WIRE_OK;
+}
+
+enum sb_wire_err
+sb_wire_data_auth_get(const uint8_t *buf, size_t frame_len, const struct sb_shim *shim,
+	struct sb_data_auth *a)
+{
+	const uint8_t *p = buf + SB_HDR_LEN;
+	size_t min = SB_WIRE_DATA_AUTH_INNER + ((shim->flags & SB_WIRE_F_ELIDED) ? 2 : SB_ETH_HLEN);
+
+	a->len = get_be16(p);
+	a->key_id = p[2];
+	a->gen = p[3];
+	a->pn_hi = get_be32(p + 4);
+	a->tag = buf + SB_WIRE_DATA_TAG_OFF;
+	if (a->len < min || a->len > frame_len)
+		return SB_WIRE_E_TRUNCATED;
+	return SB_WIRE_OK;
+}
+
+void
+sb_wire_put_data_auth(uint8_t *buf, uint16_t len, uint8_t key_id, uint8_t gen, uint32_t pn_hi)
+{
+	uint8_t *p = buf + SB_HDR_LEN;
+
+	p[0] = len >> 8;
+	p[1] = len & 0xff;
+	p[2] = key_id;
+	p[3] = gen;
+	put_be32(p + 4, pn_hi);
+	memset(p + 8, 0, SB_WIRE_DATA_AUTH_LEN - 8);
 }
 
 enum sb_wire_err
@@ -155,6 +191,7 @@ sb_wire_hello_entry_get(const struct sb_hello *h, unsigned int i, struct sb_hell
 	e->host_id = rte_be_to_cpu_32(w.host_id);
 	e->port = w.port;
 	e->flags = w.flags;
+	e->key_id = w.key_id;
 	e->rx_frames = rte_be_to_cpu_32(w.rx_frames);
 	e->lost_frames = rte_be_to_cpu_32(w.lost_frames);
 	e->rate_kbps = rte_be_to_cpu_32(w.rate_kbps);
@@ -176,16 +213,18 @@ sb_wire_hello_auth_get(const uint8_t *frame, size_t len, const struct sb_hello *
 		return SB_WIRE_E_TRUNCATED;
 	t = frame + off;
 	a->key_id = t[0];
+	a->gen = t[1];
 	a->seq = get_be64(t + 4);
+	a->nonce = t + SB_HELLO_AUTH_NONCE_OFF;
 	a->off = off;
-	if (t[1] != 0 || t[2] != 0 || t[3] != 0 || a->seq == 0)
+	if (t[2] != 0 || t[3] != 0 || a->seq == 0)
 		return SB_WIRE_E_HELLO;
 	return SB_WIRE_OK;
 }
 
 size_t
 sb_wire_hello_auth_put(uint8_t *frame, size_t buf_len, size_t frame_len, uint8_t key_id,
-	uint64_t seq, size_t *trailer_off)
+	uint8_t gen, uint64_t seq, const uint8_t *nonce, size_t *trailer_off)
 {
 	struct sb_hello h;
 	size_t off, end;
@@ -203,7 +242,9 @@ sb_wire_hello_auth_put(uint8_t *frame, size_t buf_len, size_t frame_len, uint8_t
 	t = frame + off;
 	memset(t, 0, SB_HELLO_AUTH_LEN);
 	t[0] = key_id;
+	t[1] = gen;
 	put_be64(t + 4, seq);
+	memcpy(t + SB_HELLO_AUTH_NONCE_OFF, nonce, SB_HELLO_AUTH_TAG_OFF - SB_HELLO_AUTH_NONCE_OFF);
 	if (trailer_off != NULL)
 		*trailer_off = off;
 	/* Within a probe's padding (zeros) the length stays; otherwise it grows. */
@@ -240,6 +281,7 @@ put_entry(uint8_t *p, const struct sb_hello_entry *e, bool brief)
 		.host_id = rte_cpu_to_be_32(e->host_id),
 		.port = e->port,
 		.flags = e->flags,
+		.key_id = (e->flags & SB_ENTRY_F_KEY) ? e->key_id : 0,
 	};
 
 	if (!brief) {

@@ -4,7 +4,7 @@
 
 /**
  * @file
- * seqbond wire format, version 3 (docs/wire-format.md has the byte-by-byte description).
+ * seqbond wire format, version 4 (docs/wire-format.md has the byte-by-byte description).
  *
  * Every seqbond frame is an ordinary Ethernet frame with EtherType SB_ETHER_TYPE followed by
  * an 8-byte shim:
@@ -25,12 +25,13 @@
  * port the hello left from), then padding up to the frame length when the hello is a
  * full-size probe (SB_HELLO_F_PROBE).
  *
- * Cluster authentication (version 3, lib/auth): a host with a cluster key sets
- * SB_WIRE_F_AUTH in every frame it sends. A DATA frame then carries a SB_WIRE_DATA_TAG_LEN-byte
- * tag right after the shim (before the inner EtherType or frame); a hello carries struct
- * sb_wire_hello_auth (key id, crypto sequence, tag) right after its entries, before any
- * probe padding. A host without a key sends neither and refuses frames that carry them; a
- * host with one refuses frames without them (the datapath counts both).
+ * Cluster authentication (lib/auth): a host with a cluster key sets SB_WIRE_F_AUTH in every
+ * frame it sends. A DATA frame then carries struct sb_wire_data_auth right after the shim
+ * (its exact length, key id, the high half of its 64-bit packet number and a 16-byte tag over
+ * the whole frame), before the inner EtherType or frame; a hello carries struct
+ * sb_wire_hello_auth (key id, crypto sequence, session nonce, tag) right after its entries,
+ * before any probe padding. A host without a key sends neither and refuses frames that
+ * carry them; a host with one refuses frames without them (the datapath counts both).
  *
  * The parser works on a flat buffer (the first segment of an mbuf) so it can be unit tested
  * and fuzzed without ports.
@@ -42,7 +43,7 @@
 
 /** IEEE Std 802 Local Experimental EtherType 1. */
 #define SB_ETHER_TYPE 0x88B5
-#define SB_WIRE_VERSION 3
+#define SB_WIRE_VERSION 4
 
 #define SB_ETH_HLEN 14			/**< Ethernet header, no VLAN tag. */
 #define SB_ETH_ALEN 6
@@ -52,8 +53,38 @@
  *  inner EtherType - inner Ethernet header. This is what the exception MTU gives up
  *  without a cluster key (sb_wire_overhead()). */
 #define SB_WIRE_OVERHEAD (SB_HDR_LEN + 2 - SB_ETH_HLEN)
-/** The tag of a DATA frame flagged SB_WIRE_F_AUTH, bytes: right after the shim. */
-#define SB_WIRE_DATA_TAG_LEN 4
+
+/**
+ * Authentication header of a DATA frame flagged SB_WIRE_F_AUTH, right after the shim (offset
+ * SB_HDR_LEN). 24 bytes, network order. The tag covers the frame's bytes before it (outer
+ * MACs, EtherType, shim, this header's first 8 bytes) and every byte after it up to len.
+ */
+struct sb_wire_data_auth {
+	uint16_t len;		/**< The frame's length from its first byte to the last of the
+				 *   inner frame, tag included: Ethernet pads short frames, and
+				 *   the receiver must know which bytes were sent. */
+	uint8_t key_id;		/**< Id of the cluster key the direction key comes from. */
+	uint8_t gen;		/**< The receiver's key generation the direction key comes from
+				 *   (its hellos announce it: struct sb_wire_hello_auth gen). */
+	uint32_t pn_hi;		/**< Bits 63..32 of the packet number; bits 31..0 are the
+				 *   shim's sequence number. */
+	uint8_t tag[16];	/**< AES-256-GCM tag (lib/auth, sb_auth_data_mac()). */
+} __attribute__((packed));
+
+#define SB_WIRE_DATA_AUTH_LEN ((unsigned int)sizeof(struct sb_wire_data_auth))
+/** Offset of the tag in a DATA frame; bytes before it are covered, as is all after it. */
+#define SB_WIRE_DATA_TAG_OFF (SB_HDR_LEN + 8)
+/** Offset of the inner EtherType (elided) or frame after the authentication header. */
+#define SB_WIRE_DATA_AUTH_INNER (SB_HDR_LEN + SB_WIRE_DATA_AUTH_LEN)
+
+/** Decoded DATA authentication header (sb_wire_data_auth_get()), host order. */
+struct sb_data_auth {
+	uint16_t len;
+	uint8_t key_id;
+	uint8_t gen;
+	uint32_t pn_hi;
+	const uint8_t *tag;	/**< In the frame. */
+};
 
 /** Frame types (low nibble of byte 0). Type 1 (version 1's UNSEQ) is not used any more. */
 enum sb_wire_type {
@@ -64,19 +95,20 @@ enum sb_wire_type {
 
 /** Shim flags (byte 1). */
 #define SB_WIRE_F_ELIDED 0x01	/**< Inner MAC addresses elided; only EtherType follows. */
-#define SB_WIRE_F_AUTH 0x02	/**< Authenticated: a DATA tag follows the shim, or a hello
-				 *   carries struct sb_wire_hello_auth after its entries. */
+#define SB_WIRE_F_AUTH 0x02	/**< Authenticated: struct sb_wire_data_auth follows the
+				 *   shim, or a hello carries struct sb_wire_hello_auth after
+				 *   its entries. */
 #define SB_WIRE_F_MASK 0x03	/**< Flags this version understands. */
 #define SB_WIRE_F_HELLO_MASK SB_WIRE_F_AUTH	/**< Of those, the ones a hello may carry. */
 
 /**
  * Bytes seqbond adds to an inner frame whose addresses are elided, with (@p auth) or without
- * a cluster key: what the exception MTU gives up (10 or 14).
+ * a cluster key: what the exception MTU gives up (10 or 34).
  */
 static inline unsigned int
 sb_wire_overhead(bool auth)
 {
-	return SB_WIRE_OVERHEAD + (auth ? SB_WIRE_DATA_TAG_LEN : 0);
+	return SB_WIRE_OVERHEAD + (auth ? SB_WIRE_DATA_AUTH_LEN : 0);
 }
 
 /** Group address hellos are sent to: multicast, locally administered, flooded by bridges. */
@@ -129,7 +161,10 @@ struct sb_wire_hello {
 #define SB_ENTRY_F_MTU_OK 0x01	/**< Full-size probes from the listed host arrive here. */
 #define SB_ENTRY_F_TX 0x02	/**< The hello's sender puts DATA on this path (towards the
 				 *   listed host's port): the receiver's loss rule waits for it. */
-#define SB_ENTRY_F_MASK 0x03
+#define SB_ENTRY_F_KEY 0x04	/**< key_id holds the id of the cluster key of the last
+				 *   authenticated hello the sender took from that host (a
+				 *   rollover's progress, per peer). */
+#define SB_ENTRY_F_MASK 0x07
 
 /**
  * What the sender hears on the port the hello left from, one path: a hello from (host_id,
@@ -140,7 +175,8 @@ struct sb_wire_hello_entry {
 	uint32_t host_id;	/**< The host heard. */
 	uint8_t port;		/**< Its port index heard. */
 	uint8_t flags;		/**< SB_ENTRY_F_* */
-	uint16_t reserved;	/**< Sent as 0. */
+	uint8_t key_id;		/**< With SB_ENTRY_F_KEY: the key id last taken from it. */
+	uint8_t reserved;	/**< Sent as 0. */
 	uint32_t rx_frames;	/**< Frames received on the path (DATA and hellos). */
 	uint32_t lost_frames;	/**< Frames missing by the path and hello sequence numbers. */
 	uint32_t rate_kbps;	/**< Delivered rate over the last hello interval, kbit/s. */
@@ -162,7 +198,8 @@ struct sb_wire_hello_brief {
 	uint32_t host_id;	/**< The host heard. */
 	uint8_t port;		/**< Its port index heard. */
 	uint8_t flags;		/**< SB_ENTRY_F_* */
-	uint16_t reserved;	/**< Sent as 0. */
+	uint8_t key_id;		/**< With SB_ENTRY_F_KEY: the key id last taken from it. */
+	uint8_t reserved;	/**< Sent as 0. */
 } __attribute__((packed));
 
 #define SB_HELLO_BRIEF_LEN ((unsigned int)sizeof(struct sb_wire_hello_brief))
@@ -176,25 +213,34 @@ sb_wire_hello_entry_len(uint8_t hello_flags)
 
 /**
  * Authentication trailer of a hello flagged SB_WIRE_F_AUTH, right after its entries (before
- * any probe padding). 28 bytes, network order. The tag covers the whole frame from its first
+ * any probe padding). 44 bytes, network order. The tag covers the whole frame from its first
  * byte to its last (padding included), with the tag's own bytes taken as zeros (lib/auth,
  * sb_auth_hello_sign()).
  */
 struct sb_wire_hello_auth {
 	uint8_t key_id;		/**< Id of the cluster key the tag was made with. */
-	uint8_t reserved[3];	/**< Sent as 0. */
+	uint8_t gen;		/**< The sender's key generation: +1 (mod 256) each time it
+				 *   renews the keys frames to it are made with (it forgot a
+				 *   peer); part of those keys (lib/auth, struct sb_auth_dir_ids). */
+	uint8_t reserved[2];	/**< Sent as 0. */
 	uint64_t seq;		/**< Crypto sequence: increasing per sending port (replay check). */
+	uint8_t nonce[16];	/**< The sender's session nonce: its DATA keys both ways come
+				 *   from it (lib/auth, struct sb_auth_dir_ids). */
 	uint8_t tag[16];	/**< Keyed MAC (SB_AUTH_HELLO_TAG_LEN). */
 } __attribute__((packed));
 
 #define SB_HELLO_AUTH_LEN ((unsigned int)sizeof(struct sb_wire_hello_auth))
+/** Offset of the nonce inside struct sb_wire_hello_auth. */
+#define SB_HELLO_AUTH_NONCE_OFF 12
 /** Offset of the tag inside struct sb_wire_hello_auth. */
-#define SB_HELLO_AUTH_TAG_OFF 12
+#define SB_HELLO_AUTH_TAG_OFF 28
 
 /** Decoded authentication trailer (sb_wire_hello_auth_get()). */
 struct sb_hello_auth {
 	uint8_t key_id;
+	uint8_t gen;
 	uint64_t seq;		/**< Host order. */
+	const uint8_t *nonce;	/**< The session nonce, 16 bytes, in the frame. */
 	size_t off;		/**< Offset of the trailer in the frame (from its first byte). */
 };
 
@@ -223,6 +269,7 @@ struct sb_hello_entry {
 	uint32_t host_id;
 	uint8_t port;
 	uint8_t flags;
+	uint8_t key_id;		/**< Meaningful with SB_ENTRY_F_KEY. */
 	uint32_t rx_frames;
 	uint32_t lost_frames;
 	uint32_t rate_kbps;
@@ -254,14 +301,38 @@ const char *sb_wire_err_str(enum sb_wire_err e);
  * @param len   Bytes available in @p buf (contiguous).
  * @param shim  Filled on success.
  * @param inner_off  On success for DATA: offset of the inner payload: for elided frames, of
- *   the inner EtherType; otherwise of the inner Ethernet header. Past the tag when the frame
- *   is flagged SB_WIRE_F_AUTH (the tag is at SB_HDR_LEN).
+ *   the inner EtherType; otherwise of the inner Ethernet header. Past the authentication
+ *   header when the frame is flagged SB_WIRE_F_AUTH (sb_wire_data_auth_get() decodes it).
  * @return SB_WIRE_OK or the reason the frame is not a valid seqbond frame: SB_WIRE_E_VERSION
  *   for any version but SB_WIRE_VERSION (a host of version 2 included), SB_WIRE_E_FLAGS for
  *   flags the type does not define (a hello may carry SB_WIRE_F_AUTH only).
  */
 enum sb_wire_err sb_wire_parse(const uint8_t *buf, size_t len, struct sb_shim *shim,
 	size_t *inner_off);
+
+/**
+ * Decode the authentication header of a DATA frame flagged SB_WIRE_F_AUTH (sb_wire_parse()
+ * checked that it is there).
+ * @param buf  The frame's first byte; its first SB_WIRE_DATA_AUTH_INNER bytes are read.
+ * @param frame_len  The frame's whole length as received (every segment; padding included).
+ * @param shim  The frame's shim (its ELIDED flag sets the shortest inner frame).
+ * @param a    Filled on success.
+ * @return SB_WIRE_OK, or SB_WIRE_E_TRUNCATED (the length it carries is beyond the frame, or
+ *   leaves no room for the inner frame).
+ */
+enum sb_wire_err sb_wire_data_auth_get(const uint8_t *buf, size_t frame_len,
+	const struct sb_shim *shim, struct sb_data_auth *a);
+
+/**
+ * Write a DATA frame's authentication header at offset SB_HDR_LEN of @p buf, its tag zero
+ * (lib/auth fills it in: sb_auth_data_mac()).
+ * @param len     The frame's length, tag and inner frame included (<= 65535).
+ * @param key_id  The cluster key of the direction key.
+ * @param gen     The receiver's key generation of the direction key.
+ * @param pn_hi   Bits 63..32 of the frame's packet number.
+ */
+void sb_wire_put_data_auth(uint8_t *buf, uint16_t len, uint8_t key_id, uint8_t gen,
+	uint32_t pn_hi);
 
 /**
  * Decode and validate a hello body (fixed part; the entries, brief or full by its flags, are
@@ -312,13 +383,15 @@ enum sb_wire_err sb_wire_hello_auth_get(const uint8_t *frame, size_t len,
  * @param frame      The hello frame; @param buf_len room at @p frame, bytes.
  * @param frame_len  Its length now, bytes (what sb_wire_put_hello() returned).
  * @param key_id, seq  The send key's id and the port's next crypto sequence.
+ * @param gen        The sender's key generation.
+ * @param nonce      The sender's session nonce, 16 bytes.
  * @param trailer_off  Set to the offset of the trailer (the tag is SB_HELLO_AUTH_TAG_OFF
  *   further); may be NULL.
  * @return the new frame length, or 0 when the trailer does not fit in @p buf_len (nothing
  *   changed), or the frame is not a hello this library wrote.
  */
 size_t sb_wire_hello_auth_put(uint8_t *frame, size_t buf_len, size_t frame_len, uint8_t key_id,
-	uint64_t seq, size_t *trailer_off);
+	uint8_t gen, uint64_t seq, const uint8_t *nonce, size_t *trailer_off);
 
 /**
  * Write the outer Ethernet header and shim at @p buf (SB_HDR_LEN bytes).

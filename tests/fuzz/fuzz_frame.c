@@ -11,6 +11,9 @@
  * expiry) whenever the clock moved. What the datapath transmits is taken off the tx rings
  * and freed.
  *
+ * With FUZZ_FRAME_REPORT set in the environment, each input ends with a line of the
+ * datapath's counters that are not 0 (tests/fuzz/run checks the keyed seeds with it).
+ *
  * Input: a sequence of records
  *   ctl   bits 0-3: 0..3 member port the frame arrives on; 15: from the kernel (exception);
  *         other values: member port (value % 4)
@@ -20,20 +23,38 @@
  *   frame len bytes (fewer if the input ends)
  *
  * Keyed mode (built with -DSB_FUZZ_KEYED=1, target frame-keyed): the datapath holds a
- * cluster key, and record values 4..7 of bits 0-3 put the frame on member port (value & 3)
- * signed by the harness as a host holding the key would: a hello that parses gets its
- * authentication trailer (a crypto sequence that rises with every signed hello) and tag, a
- * DATA frame flagged AUTH from a known path gets the tag of its peer's pair key. So the
- * fuzzer reaches the hello parser and the peer table behind the tag checks, and every other
- * record exercises the refusals (no tag, bad tag, unknown key, replay).
+ * cluster key (fuzz_auth.h), and record values 4..7 of bits 0-3 put the frame on member port
+ * (value & 3) signed by the harness as a host holding the key would (wire version 4):
+ *  - a hello that decodes gets its authentication trailer (the key's id, a crypto sequence
+ *    that rises with every signed hello, the key generation and session nonce its own
+ *    trailer carried, else generation 0 and the host id's fuzz_peer_nonce()) and its tag;
+ *  - a DATA frame flagged AUTH from a known path whose session nonce we heard gets the key's
+ *    id, our key generation (dp->tx->gen; or the one before it, when the frame names that
+ *    one and its grace has not passed) and the tag of the peer -> us direction key of that
+ *    generation (the peer's nonce and ours, which the harness reads from dp->tx), over the
+ *    length and packet number its header carries.
+ * So the fuzzer reaches the hello parser, the peer table, the packet number window, the
+ * reorder window and decapsulation behind the tag checks. Records on ports 0..3 go as they
+ * are: the seeds' frames, which mkseeds signed and tagged (libsodium's random source is
+ * deterministic here, restarted for every input, so our nonce is known in advance:
+ * fuzz_auth.h), pass the checks as they are, and what the fuzzer changes in them exercises
+ * the refusals (no tag, bad tag, unknown key or generation, replayed hello or packet
+ * number, budget). A peer unheard for 1 s leaves the table (conf.peer_evict_s; 60 s in the
+ * appliance), and our key generation moves on with it: 167 records that move the clock 6 ms
+ * get there (a step above 6 ms counts as the lcore stalling, and holds the table's timers).
  *
  * Checked: no crash or sanitizer report in the real receive, hello, peer-event and transmit
  * code; the peer table stays consistent after every record (path_of <-> paths, n_up and
  * n_usable match the paths, never our own host id); frames handed to the kernel are no
  * larger than the exception MTU allows and frames put on the wire parse as seqbond frames;
- * and after the datapath is freed every mbuf is back in the pool.
+ * keyed, they carry the key's tags: every hello's verifies and announces our key generation,
+ * and every DATA frame's authentication header is exact (its length the frame's, the key's
+ * id, the peer's generation) and its tag is the one its peer verifies (our nonce, the peer's
+ * nonce and generation, as they were before or after the poll that sent it); and after the
+ * datapath is freed every mbuf is back in the pool.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +76,9 @@
 #ifndef SB_FUZZ_KEYED
 #define SB_FUZZ_KEYED 0
 #endif
+#if SB_FUZZ_KEYED
+#include "fuzz_auth.h"
+#endif
 
 #define OUR_HOST_ID 7
 #define N_PORTS 4
@@ -75,21 +99,59 @@ static struct rte_ring *rx_ring[N_PORTS + 1], *tx_ring[N_PORTS + 1];	/* [N_PORTS
 static uint16_t port_id[N_PORTS + 1];
 static struct sb_exc *exc;	/* port_id[N_PORTS] as the exception path */
 static bool stop;
+static bool report;		/* FUZZ_FRAME_REPORT set: counters after each input */
 
 #if SB_FUZZ_KEYED
-/* The cluster key of keyed mode (tests/fuzz/mkseeds.c writes seeds for it). */
-static const char fuzz_key_hex[] =
-	"66757a7a5f6672616d65206b657965642d6d6f6465206b657920283332206229";
-static struct sb_auth_key fuzz_key;
-static uint64_t fuzz_cseq;	/* crypto sequence of the hellos the harness signs */
+_Static_assert(OUR_HOST_ID == FUZZ_OUR_HOST_ID, "mkseeds writes for this host id");
 
-/* Sign frame @p m, arriving on member port @p port, as a host holding the key would (see
- * the top). Frames that are no hello or DATA frame the datapath could take stay as they are. */
+static struct sb_auth_key fuzz_key;
+static struct sb_auth_keyring fuzz_ring;	/* fuzz_key alone: checks our hellos */
+static struct sb_auth_data_key fuzz_dk;	/* the harness's DATA tags and checks */
+static uint64_t fuzz_cseq;	/* crypto sequence of the hellos the harness signs */
+static uint64_t rand_draws;	/* draws from the random source since the input began */
+/* Each peer's session nonce and key generation, and our generation, as they were before the
+ * poll: what a poll sent was made under these or under those after it (a hello taken changes
+ * a peer's; a peer leaving the table, ours). Our nonce is drawn once, at create. */
+static uint8_t pre_peer_nonce[SB_MAX_PEERS][SB_AUTH_NONCE_LEN];
+static uint8_t pre_peer_gen[SB_MAX_PEERS];
+static uint8_t pre_our_gen;
+
+/* libsodium's random source, deterministic (fuzz_auth.h): draw n is fuzz_rand_draw(n). */
+static const char *
+rand_name(void)
+{
+	return "fuzz_frame";
+}
+
 static void
-sign(struct sb_dp *dp, struct rte_mbuf *m, unsigned int port)
+rand_buf(void *const buf, const size_t size)
+{
+	fuzz_rand_draw(rand_draws++, buf, size);
+}
+
+static uint32_t
+rand_u32(void)
+{
+	uint32_t v;
+
+	rand_buf(&v, sizeof(v));
+	return v;
+}
+
+static randombytes_implementation rand_impl = {
+	.implementation_name = rand_name, .random = rand_u32, .buf = rand_buf,
+};
+
+/* Sign frame @p m, arriving on member port @p port at @p now, as a host holding the key would
+ * (see the top). Frames that are no hello or DATA frame the datapath could take stay as they
+ * are. */
+static void
+sign(struct sb_dp *dp, struct rte_mbuf *m, unsigned int port, uint64_t now)
 {
 	uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
 	size_t len = rte_pktmbuf_data_len(m), off, n;
+	uint8_t nonce[SB_AUTH_NONCE_LEN], gen;
+	struct sb_hello_auth a;
 	struct sb_shim shim;
 	struct sb_hello h;
 
@@ -98,28 +160,126 @@ sign(struct sb_dp *dp, struct rte_mbuf *m, unsigned int port)
 	if (shim.type == SB_WIRE_HELLO) {
 		if (sb_wire_hello_decode(b + SB_HDR_LEN, len - SB_HDR_LEN, &h) != SB_WIRE_OK)
 			return;
-		n = sb_wire_hello_auth_put(b, len + rte_pktmbuf_tailroom(m), len, fuzz_key.id,
-			++fuzz_cseq, &off);
-		if (n == 0)
-			return;
+		/* Its own generation and nonce when it carries a trailer (the fuzzer changes
+		 * them: a peer's new generation, a restart), and its own crypto sequence when
+		 * that is above the last one signed (the seeds' rise, and mix hellos signed
+		 * here with hellos signed by mkseeds). */
+		if ((shim.flags & SB_WIRE_F_AUTH) && sb_wire_hello_auth_get(b, len, &h, &a) ==
+				SB_WIRE_OK) {
+			gen = a.gen;
+			memcpy(nonce, a.nonce, sizeof(nonce));
+			fuzz_cseq = a.seq > fuzz_cseq ? a.seq : fuzz_cseq + 1;
+		} else {
+			gen = 0;
+			fuzz_peer_nonce(h.host_id, nonce);
+			fuzz_cseq++;
+		}
+		n = fuzz_sign_hello(&fuzz_key, b, len + rte_pktmbuf_tailroom(m), len, gen,
+			fuzz_cseq, nonce);
 		if (n > len)
 			rte_pktmbuf_append(m, (uint16_t)(n - len));
-		sb_auth_hello_sign(&fuzz_key, b, n, off + SB_HELLO_AUTH_TAG_OFF);
 	} else if (shim.flags & SB_WIRE_F_AUTH) {
-		struct sb_auth_pair_key k;
+		const struct sb_dp_tx_peer *tp;
+		const struct sb_dp_rx_peer *rp;
 		unsigned int path;
 		int pi = sb_peer_lookup_rx(&dp->tx->peers, port, b + SB_ETH_ALEN, shim.path,
 			&path);
-		struct sb_auth_pair_ids ids;
 
-		if (pi < 0)
+		if (pi < 0 || !dp->tx->peer[pi].nonce_set)
 			return;
-		ids = (struct sb_auth_pair_ids){ .tx_host = dp->tx->peers.peer[pi].host_id,
-			.rx_host = OUR_HOST_ID, .tx_instance = dp->tx->peers.peer[pi].instance,
-			.rx_instance = dp->tx->instance };
-		if (sb_auth_pair_derive(&fuzz_key, &ids, &k) == 0)
-			sb_auth_data_tag(&k, b, b + SB_HDR_LEN);
+		tp = &dp->tx->peer[pi];
+		rp = &dp->rx_peer[pi];
+		/* Our generation, which the RX worker holds when it reads the frame (it takes
+		 * a new one before its ports); or the one before, within its grace
+		 * (sb_dp_auth.c, rx_key()), when the frame names it: made before the peer
+		 * took our hello of the new one. */
+		gen = dp->tx->gen;
+		if (len > SB_HDR_LEN + 3 && b[SB_HDR_LEN + 3] == rp->prev_gen &&
+				now < rp->prev_until)
+			gen = rp->prev_gen;
+		fuzz_tag_data(&fuzz_key, &fuzz_dk, b, len, dp->tx->peers.peer[pi].host_id,
+			tp->nonce, OUR_HOST_ID, dp->tx->nonce, gen);
 	}
+}
+
+/* Remember the peers' nonces and generations before a poll (see pre_peer_nonce). */
+static void
+keys_before(const struct sb_dp *dp)
+{
+	unsigned int i;
+
+	pre_our_gen = dp->tx->gen;
+	for (i = 0; i < SB_MAX_PEERS; i++) {
+		memcpy(pre_peer_nonce[i], dp->tx->peer[i].nonce, SB_AUTH_NONCE_LEN);
+		pre_peer_gen[i] = dp->tx->peer[i].gen;
+	}
+}
+
+/* A hello we sent, keyed: its trailer decodes, announces our nonce and generation (as it was
+ * before the poll or after it; @p dp NULL: the datapath is gone, not checked), and its tag
+ * verifies under the key. */
+static void
+check_hello_out(const struct sb_dp *dp, const uint8_t *b, size_t len)
+{
+	struct sb_hello_auth a;
+	struct sb_hello h;
+
+	CHECK(sb_wire_hello_decode(b + SB_HDR_LEN, len - SB_HDR_LEN, &h) == SB_WIRE_OK &&
+		sb_wire_hello_auth_get(b, len, &h, &a) == SB_WIRE_OK, "we sent a hello whose "
+		"trailer does not decode");
+	CHECK(a.key_id == fuzz_key.id && sb_auth_hello_check(&fuzz_ring, a.key_id, b, len,
+		a.off + SB_HELLO_AUTH_TAG_OFF) == 0, "we sent a hello whose tag does not verify");
+	if (dp == NULL)
+		return;
+	CHECK(a.gen == dp->tx->gen || a.gen == pre_our_gen, "we sent a hello of key generation "
+		"%u, ours is %u (%u before the poll)", a.gen, dp->tx->gen, pre_our_gen);
+	CHECK(memcmp(a.nonce, dp->tx->nonce, SB_AUTH_NONCE_LEN) == 0, "we sent a hello with "
+		"another session nonce than ours");
+}
+
+/* A DATA frame we sent on port @p port, keyed: its header is exact and its tag is the one
+ * the peer it went to verifies, for the peer's generation. A peer that left the table during
+ * the poll is not checked. */
+static void
+check_data_out(const struct sb_dp *dp, unsigned int port, const struct rte_mbuf *m)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	size_t len = rte_pktmbuf_data_len(m), off;
+	const struct sb_peer_table *t = &dp->tx->peers;
+	struct sb_data_auth da;
+	struct sb_shim shim;
+	unsigned int i, j, c;
+
+	CHECK(rte_pktmbuf_pkt_len(m) == len, "we sent a DATA frame in %u segments", m->nb_segs);
+	CHECK(sb_wire_parse(b, len, &shim, &off) == SB_WIRE_OK &&
+		sb_wire_data_auth_get(b, len, &shim, &da) == SB_WIRE_OK && da.len == len &&
+		da.key_id == fuzz_key.id, "we sent a DATA frame whose authentication header is "
+		"not exact (length %u of %zu, key id %u)", da.len, len, da.key_id);
+	for (i = 0; i < t->n_peers; i++) {
+		for (j = 0; j < t->peer[i].n_paths; j++)
+			if (t->peer[i].path[j].local_port == port &&
+					memcmp(t->peer[i].path[j].remote_mac, b, SB_ETH_ALEN) == 0)
+				break;
+		if (j == t->peer[i].n_paths)
+			continue;
+		/* The peer's nonce and generation after the poll or before it (a hello of
+		 * its taken during the poll changes either). */
+		for (c = 0; c < 4; c++) {
+			const uint8_t *nonce = c & 1 ? pre_peer_nonce[i] : dp->tx->peer[i].nonce;
+			uint8_t gen = c & 2 ? pre_peer_gen[i] : dp->tx->peer[i].gen;
+
+			if (fuzz_data_tag_ok(&fuzz_key, &fuzz_dk, b, len, OUR_HOST_ID,
+					dp->tx->nonce, t->peer[i].host_id, nonce, gen))
+				return;
+		}
+	}
+	for (i = 0; i < t->n_peers; i++)
+		for (j = 0; j < t->peer[i].n_paths; j++)
+			CHECK(t->peer[i].path[j].local_port != port ||
+				memcmp(t->peer[i].path[j].remote_mac, b, SB_ETH_ALEN) != 0,
+				"we sent a DATA frame (seq %u, generation %u) whose tag peer %u "
+				"(generation %u) does not verify", shim.seq, da.gen,
+				t->peer[i].host_id, dp->tx->peer[i].gen);
 }
 #endif
 
@@ -162,17 +322,14 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		port_id[i] = ring_port(i);
 	exc = sb_exc_from_port(port_id[N_PORTS], EXC_MTU, 1);
 	CHECK(exc != NULL, "exception path: %s", rte_strerror(rte_errno));
+	report = getenv("FUZZ_FRAME_REPORT") != NULL;
 #if SB_FUZZ_KEYED
-	{
-		char err[128];
-		uint8_t fp[SB_AUTH_FP_LEN];
-
-		CHECK(sb_auth_init() == 0, "libsodium");
-		CHECK(sb_auth_key_parse(fuzz_key_hex, 0, &fuzz_key, err, sizeof(err)) == 0,
-			"key: %s", err);
-		sb_auth_key_fingerprint(fuzz_key.secret, fp);
-		fuzz_key.id = fp[0];
-	}
+	/* Before libsodium starts (sb_auth_init()): it takes its random source then. */
+	CHECK(randombytes_set_implementation(&rand_impl) == 0, "random source");
+	CHECK(fuzz_key_load(&fuzz_key) == 0, "cluster key");
+	sb_auth_ring_init(&fuzz_ring);
+	CHECK(sb_auth_ring_add(&fuzz_ring, &fuzz_key) == 0, "keyring");
+	CHECK(sb_auth_data_key_init(&fuzz_dk) == 0, "cipher context");
 #endif
 	return 0;
 }
@@ -220,9 +377,9 @@ check_table(const struct sb_peer_table *t)
 }
 
 /* Take what the datapath transmitted off the tx rings: frames to the kernel fit its MTU,
- * frames to the wire are seqbond frames. */
+ * frames to the wire are seqbond frames (keyed: with good tags). */
 static void
-collect(void)
+collect(const struct sb_dp *dp)
 {
 	struct rte_mbuf *m[64];
 	unsigned int i, j, n;
@@ -243,11 +400,29 @@ collect(void)
 					CHECK(((shim.flags & SB_WIRE_F_AUTH) != 0) == SB_FUZZ_KEYED,
 						"we sent a frame %s a tag", SB_FUZZ_KEYED ?
 						"without" : "with");
+#if SB_FUZZ_KEYED
+					if (shim.type == SB_WIRE_HELLO)
+						check_hello_out(dp, rte_pktmbuf_mtod(m[j],
+							uint8_t *), rte_pktmbuf_data_len(m[j]));
+					else if (dp != NULL)
+						check_data_out(dp, i, m[j]);
+#else
+					(void)dp;
+#endif
 				}
 			}
 			rte_pktmbuf_free_bulk(m, n);
 		}
 	}
+}
+
+/* One counter of the FUZZ_FRAME_REPORT line, when not 0. */
+static void
+report_counter(const char *name, uint64_t value, void *arg)
+{
+	(void)arg;
+	if (value != 0)
+		fprintf(stderr, " %s %" PRIu64, name, value);
 }
 
 /* What is left on the rx rings (a datapath freed before reading them) goes back too. */
@@ -271,6 +446,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.scheduler = "edpf",
 		.hello_interval_ms = 10,
 		.hello_multiplier = 4,
+		.peer_evict_s = 1,	/* a peer can leave the table in one input (the top) */
 		.reorder_window = 64,
 		.reorder_timeout_us = 10000,
 		.late_policy = SB_REORDER_LATE_DROP,
@@ -295,12 +471,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		conf.port[i] = (struct sb_dp_port_conf){ .port_id = port_id[i], .mtu = 1500,
 			.rate_kbps = 100000, .pt_port = RTE_MAX_ETHPORTS };
 #if SB_FUZZ_KEYED
-	CHECK(sb_auth_ring_add(&conf.keyring, &fuzz_key) == 0, "keyring");
+	conf.keyring = &fuzz_ring;
 	conf.exc_mtu = 1500 - sb_wire_overhead(true);
 	fuzz_cseq = 0;
+	rand_draws = 0;		/* every input draws the same */
 #endif
 	dp = sb_dp_create(&conf, &stop);
 	CHECK(dp != NULL, "sb_dp_create: %s", rte_strerror(rte_errno));
+#if SB_FUZZ_KEYED
+	{
+		uint8_t nonce[SB_AUTH_NONCE_LEN];
+
+		fuzz_our_nonce(nonce);
+		CHECK(memcmp(dp->tx->nonce, nonce, sizeof(nonce)) == 0, "our session nonce is "
+			"not the random source's first draw: mkseeds' DATA frames would not verify "
+			"(fuzz_auth.h)");
+		keys_before(dp);
+	}
+#endif
 	sb_dp_worker_poll(&dp->worker[0], now, true);
 
 	while (pos < size) {
@@ -329,7 +517,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pos += len;
 #if SB_FUZZ_KEYED
 			if (signed_rec)
-				sign(dp, m, port);
+				sign(dp, m, port, now);
 #else
 			(void)signed_rec;
 #endif
@@ -338,13 +526,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		/* One pass of the single worker's loop: RX, hellos, exception, flushes; the
 		 * housekeeping (commands, hello timers) only when the clock moved. */
+#if SB_FUZZ_KEYED
+		keys_before(dp);
+#endif
 		sb_dp_worker_poll(&dp->worker[0], now, adv != 0 || (ctl & 0x80));
 		check_table(&dp->tx->peers);
-		collect();
+		collect(dp);
 	}
 
+	if (report) {
+		fprintf(stderr, "fuzz_frame: report:");
+		sb_dp_stats_foreach(&dp->worker[0].stats, report_counter, NULL);
+		fputc('\n', stderr);
+	}
 	sb_dp_free(dp);
-	collect();
+	collect(NULL);
 	flush_rx();
 	CHECK(rte_mempool_avail_count(mp) == mp->size, "%u of %u mbufs back",
 		rte_mempool_avail_count(mp), mp->size);

@@ -27,7 +27,7 @@ def mac(s):
     return bytes.fromhex(s.replace(":", ""))
 
 
-V = 0x30                                        # version 3 in the high nibble
+V = 0x40                                        # version 4 in the high nibble
 AUTH = 0x02                                     # shim flag: tagged
 
 
@@ -41,17 +41,28 @@ def key_id(key):
 
 
 _seq = [int(time.time() * 1e6)]
+NONCE = os.urandom(16)                          # the forged sender's session nonce
+
+
+def tagged(head, inner, kid, pn_hi=0x1234, gen=0, length=None):
+    """A DATA frame flagged AUTH: HEAD (outer header and shim), the 24-byte authentication
+    header (length, key id, the receiver's key generation, PN high, a tag that cannot be
+    right) and INNER."""
+    n = len(head) + 24 + len(inner) if length is None else length
+    return head + struct.pack("!HBBI", n, kid, gen, pn_hi) + os.urandom(16) + inner
 
 
 def signed(frame, key, kid=None, tag=None, seq=None):
     """A hello frame (no trailer yet) with AUTH set and its trailer: key id, crypto
-    sequence, BLAKE2b tag over the frame with the tag zeroed (docs/wire-format.md)."""
+    sequence, session nonce, BLAKE2b tag over the frame with the tag zeroed
+    (docs/wire-format.md)."""
     if seq is None:
         _seq[0] += 1
         seq = _seq[0]
     f = bytearray(frame)
     f[15] |= AUTH
-    f += struct.pack("!B3sQ", key_id(key) if kid is None else kid, bytes(3), seq) + bytes(16)
+    f += struct.pack("!BB2sQ", key_id(key) if kid is None else kid, 0, bytes(2), seq) + \
+        NONCE + bytes(16)
     if tag is None:
         tag = hashlib.blake2b(bytes(f), digest_size=16, key=key,
                               person=b"seqbond hello 1").digest()
@@ -60,7 +71,7 @@ def signed(frame, key, kid=None, tag=None, seq=None):
 
 def hello_body(host_id, port_index=0, n_ports=2, agg=bytes.fromhex("025342000063"),
                interval=10, mtu=1500, instance=77, mult=4, flags=0, n_entries=0):
-    """Version 2 hello body (docs/wire-format.md), without entries."""
+    """Hello body (docs/wire-format.md), without entries."""
     return struct.pack("!II6sBBIHHBBHIIHH", host_id, instance, agg, port_index, n_ports,
                        100000, interval, mtu, mult, flags, 200, 1, 0, n_entries, 0)
 
@@ -80,11 +91,14 @@ def main():
         for every copy sent (a copy of the same bytes is a replay)."""
         return (lambda: signed(frame, key)) if key is not None else frame
 
-    def dshim(flags, path, seq):
-        """A DATA shim, and a (wrong) tag when the receiver holds a key, so that the frame
-        goes on to the lookup of its path."""
-        return shim(V, flags | AUTH, path, seq) + os.urandom(4) if key is not None else \
-            shim(V, flags, path, seq)
+    kid = key_id(key) if key is not None else 0
+
+    def data(d, src, flags, path, seq, inner):
+        """A DATA frame, with an authentication header (and a wrong tag) when the receiver
+        holds a key, so that it goes on to the lookup of its path."""
+        if key is None:
+            return eth(d, src) + shim(V, flags, path, seq) + inner
+        return tagged(eth(d, src) + shim(V, flags | AUTH, path, seq), inner, kid)
     inner = b"\x08\x00" + bytes(46)                  # elided inner: IPv4 EtherType + payload
     cases = [
         # (counter, frame)
@@ -114,29 +128,36 @@ def main():
         # A unicast hello for another port (a switch floods it until it learns that MAC):
         # ignored, not taken as news of peer 99.
         ("rx_hello_not_ours", eth(STRANGER, peer) + shim(V | 2) + hello_body(99, flags=0x04)),
-        ("rx_unknown_peer", eth(dst, STRANGER) + dshim(1, 0, 5) + inner),
-        ("rx_unknown_peer", eth(dst, STRANGER) + dshim(0, 1, 0) + bytes(60)),
-        ("rx_unknown_peer", eth(dst, peer) + dshim(1, 9, 5) + inner),  # no path 9
+        ("rx_unknown_peer", data(dst, STRANGER, 1, 0, 5, inner)),
+        ("rx_unknown_peer", data(dst, STRANGER, 0, 1, 0, bytes(60))),
+        ("rx_unknown_peer", data(dst, peer, 1, 9, 5, inner)),          # no path 9
         ("rx_foreign", eth(dst, STRANGER, 0x0800) + bytes(46)),
         ("rx_foreign", eth(bytes.fromhex("0180c200000e"), STRANGER, 0x88CC) + bytes(46)),
     ]
     if key is not None:
         hb = eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99)
+        dhead = eth(dst, peer) + shim(V, 1 | AUTH, 0, 5)
         cases += [
             ("rx_auth_no_tag", hb),                                        # a keyless host
             ("rx_auth_no_tag", eth(dst, peer) + shim(V, 1, 0, 5) + inner),  # its DATA
             ("rx_auth_bad_tag", signed(hb, key, tag=os.urandom(16))),       # a forger
-            ("rx_auth_bad_tag", signed(hb, os.urandom(32), kid=key_id(key))),  # other secret
-            ("rx_auth_bad_tag", eth(dst, peer) + shim(V, 1 | AUTH, 0, 5) + os.urandom(4) +
-             inner),                                                       # forged DATA
-            ("rx_auth_unknown_key", signed(hb, key, kid=key_id(key) ^ 0x5a)),
+            ("rx_auth_bad_tag", signed(hb, os.urandom(32), kid=kid)),      # other secret
+            # Forged DATA on a real path: a fresh packet number each time, so that the
+            # tag, not the number, refuses it.
+            ("rx_auth_bad_tag", lambda: tagged(dhead, inner, kid,
+                                               pn_hi=struct.unpack("!I", os.urandom(4))[0])),
+            ("rx_auth_unknown_key", signed(hb, key, kid=kid ^ 0x5a)),
+            ("rx_auth_unknown_key", tagged(dhead, inner, kid ^ 0x5a)),     # DATA, no such key
+            ("rx_err_truncated", tagged(dhead, inner, kid, length=999)),   # beyond the frame
+            ("rx_err_truncated", tagged(dhead, inner, kid, length=47)),    # no inner EtherType
+            ("rx_err_truncated", dhead + bytes(20)),                       # header cut short
+            ("rx_auth_unknown_key", tagged(dhead, inner, kid, gen=0x77)),  # not our generation
         ]
     else:
         cases += [
             ("rx_auth_unexpected", signed(eth(HELLO_MAC, peer) + shim(V | 2) + hello_body(99),
                                           os.urandom(32))),
-            ("rx_auth_unexpected", eth(dst, peer) + shim(V, 1 | AUTH, 0, 5) + os.urandom(4) +
-             inner),
+            ("rx_auth_unexpected", tagged(eth(dst, peer) + shim(V, 1 | AUTH, 0, 5), inner, 1)),
         ]
     if oversize:
         cases.append(("rx_err_oversize", eth(dst, peer) + shim(V, 1, 0, 5) + inner +

@@ -8,6 +8,7 @@ Per host, from the last report in its log:
   rx        frames read from member ports = foreign + malformed (per reason) + hellos
             that decoded (and passed the cluster key's checks) + refused for their tags
             (rx_auth_*) + unknown peer + data + frames a full ring between lcores dropped
+            + what a stopped port's ring held when it was started again
   reorder   data frames offered to the windows = released in order + released reordered
             + late + duplicate + out of range + stray + jump refused + held at exit (summed
             over peers, and the peers that left the table) + held by a window when its peer
@@ -30,7 +31,7 @@ import sys
 DROPS = ["tx_no_path", "tx_peer_drop", "tx_hello_drop", "tx_too_big", "tx_queue_drop", "tx_nombuf", "rx_foreign",
          "rx_unknown_peer", "rx_hello_rejected", "rx_late_dropped", "rx_late_delivered",
          "rx_duplicate", "rx_out_of_range", "rx_stray", "rx_peer_gone_drop", "exc_tx_drop",
-         "exc_too_big", "tx_flood_slow_drop"]
+         "exc_too_big", "tx_flood_slow_drop", "rx_port_stopped_drop"]
 
 
 def parse(path):
@@ -60,7 +61,7 @@ def check(path):
     errs = sum(v for k, v in c.items() if k.startswith("rx_err_"))
     auth = sum(v for k, v in c.items() if k.startswith("rx_auth_"))
     rx = (c["rx_foreign"] + errs + c["rx_hello"] + auth + c["rx_unknown_peer"] + c["rx_data"]
-          + c.get("ring_full", 0))
+          + c.get("ring_full", 0) + c.get("rx_port_stopped_drop", 0))
     if c["rx"] != rx:
         errors.append("rx %d != sum of outcomes %d" % (c["rx"], rx))
     ro = sum(r.get(k, 0) for k in ("in_order", "reordered", "late", "duplicate",

@@ -12,10 +12,11 @@ and the wall-clock times seqbond logs its path events at.
       lowest 0.1 s interval after the fault, R the time from the fault to the start of the
       first run of 5 intervals in a row at >= 90 % of B x REMAIN (-1: never), A the median
       after HEAL + 1 s, X = 0.9 x B x REMAIN.
-  sb_faults.py stray IFACE DST_MAC SRC_MAC PATH SEQ [--tagged]
-      Send one version 3 DATA frame (elided IPv4 payload) out of IFACE: a frame on a valid
+  sb_faults.py stray IFACE DST_MAC SRC_MAC PATH SEQ [--tagged KEY_ID]
+      Send one version 4 DATA frame (elided IPv4 payload) out of IFACE: a frame on a valid
       path whose sequence number is wherever SEQ says (the stray-frame test); --tagged: with
-      the AUTH flag and a random tag, as a forger would against a host with a cluster key.
+      the AUTH flag, the authentication header naming key id KEY_ID (hellos carry it for all
+      to read) and a random tag, as a forger would against a host with a cluster key.
   sb_faults.py event LOG REGEX SINCE
       The wall-clock time of the first line of LOG at or after SINCE that matches REGEX and
       ends in "at <time>" (seqbond's path event lines), or "none".
@@ -117,16 +118,21 @@ def stalls(since, until, min_stall_ms, logs):
     print(n)
 
 
-def stray(ifc, dst, src, path, seq, tagged=False):
+def stray(ifc, dst, src, path, seq, tagged=False, key_id=0):
     import os
     import socket
     import struct
-    # version 3 DATA, ELIDED (and AUTH with a tag no forger can get right: the receiver
-    # holds a cluster key and refuses it before its window)
-    frame = (bytes.fromhex(dst.replace(":", "")) + bytes.fromhex(src.replace(":", "")) +
-             struct.pack("!HBBBBI", 0x88B5, 0x30, 0x03 if tagged else 0x01, path, 0,
-                         seq & 0xffffffff) + (os.urandom(4) if tagged else b"") +
-             b"\x08\x00" + bytes(46))
+    # version 4 DATA, ELIDED (and AUTH with the 24-byte authentication header and a tag no
+    # forger can get right: the receiver holds a cluster key and refuses it before its
+    # window: rx_auth_bad_tag under the cluster key's id, which hellos carry for all to read)
+    inner = b"\x08\x00" + bytes(46)
+    head = (bytes.fromhex(dst.replace(":", "")) + bytes.fromhex(src.replace(":", "")) +
+            struct.pack("!HBBBBI", 0x88B5, 0x40, 0x03 if tagged else 0x01, path, 0,
+                        seq & 0xffffffff))
+    if tagged:
+        head += struct.pack("!HBBI", len(head) + 24 + len(inner), key_id, 0, seq >> 32) + \
+            os.urandom(16)
+    frame = head + inner
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((ifc, 0))
     s.send(frame)
@@ -136,9 +142,9 @@ def main():
     if len(sys.argv) >= 7 and sys.argv[1] == "goodput":
         goodput(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]),
                 float(sys.argv[6]))
-    elif len(sys.argv) in (7, 8) and sys.argv[1] == "stray":
+    elif len(sys.argv) in (7, 9) and sys.argv[1] == "stray":
         stray(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]),
-              sys.argv[7:] == ["--tagged"])
+              sys.argv[7:8] == ["--tagged"], int(sys.argv[8]) if len(sys.argv) == 9 else 0)
     elif len(sys.argv) == 5 and sys.argv[1] == "event":
         event(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     elif 5 <= len(sys.argv) <= 7 and sys.argv[1] == "downs":

@@ -199,7 +199,11 @@ fault_case lossy-10pct stripe 1.2 2 --loss 10
 # With the cluster key the frame carries a tag no forger gets right: b refuses it before its
 # window (rx_auth_bad_tag); without, the window refuses it (rx_stray).
 stray_counter=rx_stray stray_tag=()
-if sb_keyed; then stray_counter=rx_auth_bad_tag stray_tag=(--tagged); fi
+if sb_keyed; then
+	# The key id is the first byte of the key's fingerprint: every hello carries it.
+	kid=$((16#$(sb_telemetry b /seqbond/info key_send_fp | cut -c1-2)))
+	stray_counter=rx_auth_bad_tag stray_tag=(--tagged "$kid")
+fi
 to0=$(timeouts) t_case=$(now)
 stray0=$(sb_telemetry b /seqbond/info "$stray_counter")
 stream_start a b 6 5302

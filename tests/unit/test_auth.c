@@ -3,14 +3,17 @@
  * Cluster authentication (lib/auth): libsodium's primitives against published vectors, our
  * constructions against direct libsodium calls and frozen vectors (a change of either breaks
  * interworking between versions), tamper detection byte by byte, keys and key ids, a whole
- * rollover between two hosts, the replay check across restarts and clock steps, pair keys
- * per direction and instance, and the hex parser's errors.
+ * rollover between two hosts, the replay check across restarts and clock steps, direction
+ * keys per direction, nonce and cluster key, the window of packet numbers against a model,
+ * the budget of hello checks, and the hex parser's errors.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+#include <rte_common.h>
 #include <sodium.h>
 
 #include "sb_auth.h"
@@ -18,6 +21,11 @@
 #include "sb_test.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* sb_auth_dir_derive() and sb_auth_data_mac() of test_constructions()'s inputs, frozen: a
+ * change breaks interworking between versions. */
+#define DIR_KEY_HEX "5d72d6c2c65743f9d418a74b4a610fb07a69f103c4ef73f05f47b009777b6f11"
+#define DATA_TAG_HEX "5ecb1f94b1c465cb666653a614501cf3"
 
 static const char key_a_hex[] =
 	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
@@ -93,17 +101,18 @@ make_hello(uint8_t *buf, size_t room, uint8_t key_id, uint64_t seq, size_t pad_t
 static void
 test_primitives(void)
 {
-	uint8_t k[crypto_shorthash_siphash24_KEYBYTES], m[15], out[64];
-	unsigned int i;
+	uint8_t k[32] = { 0 }, iv[12] = { 0 }, out[64];
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int n;
 
-	/* SipHash paper (Aumasson, Bernstein 2012), appendix A: key 00..0f, message 00..0e,
-	 * SipHash-2-4 = 0xa129ca6149be45e5, written little-endian. */
-	for (i = 0; i < sizeof(k); i++)
-		k[i] = (uint8_t)i;
-	for (i = 0; i < sizeof(m); i++)
-		m[i] = (uint8_t)i;
-	crypto_shorthash_siphash24(out, m, sizeof(m), k);
-	SB_CHECK(hex_is(out, 8, "e545be4961ca29a1"), "SipHash-2-4 paper vector");
+	/* McGrew and Viega, "The Galois/Counter Mode of Operation" (2005), test case 13:
+	 * AES-256, key and IV all zero, nothing to encrypt or authenticate. */
+	SB_CHECK(c != NULL && EVP_EncryptInit_ex(c, EVP_aes_256_gcm(), NULL, k, iv) == 1 &&
+		EVP_EncryptFinal_ex(c, out, &n) == 1 &&
+		EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, out) == 1, "AES-256-GCM runs");
+	SB_CHECK(hex_is(out, 16, "530f8afbc74536b9a963b4f1c4cb738b"),
+		"AES-256-GCM test case 13");
+	EVP_CIPHER_CTX_free(c);
 
 	/* RFC 7693 appendix A: BLAKE2b-512("abc"). */
 	crypto_generichash_blake2b(out, 64, (const uint8_t *)"abc", 3, NULL, 0);
@@ -118,11 +127,14 @@ static void
 test_constructions(void)
 {
 	struct sb_auth_key a = key_of(key_a_hex, 1);
-	struct sb_auth_pair_ids ids = { 0x01020304, 0x05060708, 0x11111111, 0x22222222 };
-	struct sb_auth_pair_key pk;
+	struct sb_auth_dir_ids ids = { .tx_host = 0x01020304, .rx_host = 0x05060708,
+		.rx_gen = 0xa5 };
+	struct sb_auth_data_key dk;
+	struct sb_auth_seg seg[2];
 	uint8_t personal[crypto_generichash_blake2b_PERSONALBYTES] = { 0 };
 	uint8_t msg[256], tag[SB_AUTH_HELLO_TAG_LEN], want[SB_AUTH_HELLO_TAG_LEN];
-	uint8_t frame[SB_HDR_LEN], dtag[SB_AUTH_DATA_TAG_LEN], h[8], m20[20], pmsg[16];
+	uint8_t frame[100], dtag[SB_AUTH_DATA_TAG_LEN], pmsg[8 + 2 * SB_AUTH_NONCE_LEN + 1];
+	uint8_t dkey[SB_AUTH_DIR_KEY_LEN], want32[SB_AUTH_DIR_KEY_LEN];
 	unsigned int i;
 
 	for (i = 0; i < sizeof(msg); i++)
@@ -136,24 +148,53 @@ test_constructions(void)
 		"hello mac frozen vector");
 	SB_CHECK(sb_auth_hello_mac(NULL, msg, sizeof(msg), tag) == -EINVAL, "NULL key");
 
-	SB_CHECK(sb_auth_pair_derive(&a, &ids, &pk) == 0 && pk.key_id == 1, "pair derive");
+	/* The direction key: keyed BLAKE2b-256 over hosts and nonces. */
+	for (i = 0; i < SB_AUTH_NONCE_LEN; i++) {
+		ids.tx_nonce[i] = (uint8_t)(0x10 + i);
+		ids.rx_nonce[i] = (uint8_t)(0x80 + i);
+	}
+	SB_CHECK(sb_auth_dir_derive(&a, &ids, dkey) == 0, "direction key derives");
 	memset(personal, 0, sizeof(personal));
-	memcpy(personal, SB_AUTH_PAIR_PERSONAL, sizeof(SB_AUTH_PAIR_PERSONAL));
-	memcpy(pmsg, "\x01\x02\x03\x04\x05\x06\x07\x08\x11\x11\x11\x11\x22\x22\x22\x22", 16);
-	crypto_generichash_blake2b_salt_personal(want, sizeof(want), pmsg, sizeof(pmsg),
+	memcpy(personal, SB_AUTH_DIR_PERSONAL, sizeof(SB_AUTH_DIR_PERSONAL));
+	memcpy(pmsg, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	memcpy(pmsg + 8, ids.tx_nonce, SB_AUTH_NONCE_LEN);
+	memcpy(pmsg + 8 + SB_AUTH_NONCE_LEN, ids.rx_nonce, SB_AUTH_NONCE_LEN);
+	pmsg[8 + 2 * SB_AUTH_NONCE_LEN] = ids.rx_gen;
+	crypto_generichash_blake2b_salt_personal(want32, sizeof(want32), pmsg, sizeof(pmsg),
 		a.secret, sizeof(a.secret), NULL, personal);
-	SB_CHECK(memcmp(pk.key, want, sizeof(pk.key)) == 0, "pair key = keyed BLAKE2b-128");
-	SB_CHECK(hex_is(pk.key, sizeof(pk.key), "673174b0af10f110c6f9ba859cbadd06"),
-		"pair key frozen vector");
+	SB_CHECK(memcmp(dkey, want32, sizeof(dkey)) == 0, "direction key = keyed BLAKE2b-256");
+	SB_CHECK(hex_is(dkey, sizeof(dkey), DIR_KEY_HEX), "direction key frozen vector");
 
+	/* The DATA tag: AES-256-GCM, IV = packet number and 4 zero bytes, the segments as
+	 * additional data, no plaintext. */
 	for (i = 0; i < sizeof(frame); i++)
 		frame[i] = (uint8_t)(0xa0 + i);
-	sb_auth_data_tag(&pk, frame, dtag);
-	memcpy(m20, frame, 12);
-	memcpy(m20 + 12, frame + 14, 8);
-	crypto_shorthash_siphash24(h, m20, sizeof(m20), pk.key);
-	SB_CHECK(memcmp(dtag, h, SB_AUTH_DATA_TAG_LEN) == 0, "DATA tag = SipHash-2-4 prefix");
-	SB_CHECK(hex_is(dtag, sizeof(dtag), "6c664dbd"), "DATA tag frozen vector");
+	SB_CHECK(sb_auth_data_key_init(&dk) == 0, "data key context");
+	SB_CHECK(sb_auth_data_mac(&dk, 1, seg, 2, dtag) == -EINVAL, "no key loaded: refused");
+	SB_CHECK(sb_auth_data_key_set(&dk, &a, &ids) == 0 && dk.set && dk.key_id == 1,
+		"data key set");
+	seg[0] = (struct sb_auth_seg){ frame, 30 };
+	seg[1] = (struct sb_auth_seg){ frame + 46, sizeof(frame) - 46 };
+	SB_CHECK(sb_auth_data_mac(&dk, UINT64_C(0x0000000100000002), seg, 2, dtag) == 0, "tag");
+	{
+		EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+		uint8_t iv[12] = { 0, 0, 0, 1, 0, 0, 0, 2 }, w[16];
+		int n;
+
+		SB_CHECK(EVP_EncryptInit_ex(c, EVP_aes_256_gcm(), NULL, dkey, iv) == 1 &&
+			EVP_EncryptUpdate(c, NULL, &n, frame, 30) == 1 &&
+			EVP_EncryptUpdate(c, NULL, &n, frame + 46, sizeof(frame) - 46) == 1 &&
+			EVP_EncryptFinal_ex(c, w, &n) == 1 &&
+			EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, w) == 1, "EVP directly");
+		SB_CHECK(memcmp(w, dtag, 16) == 0, "DATA tag = AES-256-GCM (GMAC) of the segments");
+		EVP_CIPHER_CTX_free(c);
+	}
+	SB_CHECK(hex_is(dtag, sizeof(dtag), DATA_TAG_HEX), "DATA tag frozen vector");
+	sb_auth_data_key_clear(&dk);
+	SB_CHECK(!dk.set && sb_auth_data_verify(&dk, UINT64_C(0x0000000100000002), seg, 2,
+		dtag) == -EINVAL, "cleared key verifies nothing");
+	sb_auth_data_key_free(&dk);
+	sb_auth_wipe(dkey, sizeof(dkey));
 }
 
 /* Every byte of a hello (and of a full-size probe) is covered; the tag is checked whole. */
@@ -199,60 +240,101 @@ test_hello_tamper(void)
 	}
 }
 
-/* MACs and shim covered byte by byte; the EtherType, which the parser pins, is not. */
-static void
-test_data_tamper(void)
+/* A DATA frame of @p len bytes in @p buf as the datapath builds it, tagged with @p k under
+ * packet number @p pn; its segments (the bytes the tag covers) in @p seg, split into @p parts
+ * pieces after the header. @return segments. */
+static unsigned int
+data_frame(struct sb_auth_data_key *k, uint8_t *buf, size_t len, uint64_t pn,
+	struct sb_auth_seg *seg, unsigned int parts)
 {
 	static const uint8_t dst[] = { 0x02, 0xbb, 0xbb, 0xbb, 0xbb, 0x02 };
 	static const uint8_t src[] = { 0x02, 0xaa, 0xaa, 0xaa, 0xaa, 0x02 };
-	struct sb_shim shim = { .type = SB_WIRE_DATA, .flags = SB_WIRE_F_ELIDED, .path = 2,
-		.path_seq = 5, .seq = 0x01020304 };
+	struct sb_shim shim = { .type = SB_WIRE_DATA, .flags = SB_WIRE_F_ELIDED | SB_WIRE_F_AUTH,
+		.path = 2, .path_seq = 5, .seq = (uint32_t)pn };
+	size_t off = SB_WIRE_DATA_AUTH_INNER, left = len - off, i;
+	unsigned int n = 0;
+
+	sb_wire_put_hdr(buf, dst, src, &shim);
+	sb_wire_put_data_auth(buf, (uint16_t)len, k->key_id, 0, (uint32_t)(pn >> 32));
+	for (i = off; i < len; i++)
+		buf[i] = (uint8_t)(i * 11);
+	seg[n++] = (struct sb_auth_seg){ buf, SB_WIRE_DATA_TAG_OFF };
+	for (i = 0; i < parts; i++) {
+		size_t take = i + 1 == parts ? left : left / parts;
+
+		seg[n++] = (struct sb_auth_seg){ buf + off, take };
+		off += take;
+		left -= take;
+	}
+	SB_CHECK(sb_auth_data_mac(k, pn, seg, n, buf + SB_WIRE_DATA_TAG_OFF) == 0, "tag made");
+	return n;
+}
+
+/* Every byte of a DATA frame is covered (MACs, EtherType, shim, length, key id, packet number,
+ * the inner frame), every tag byte checked, however the frame is split into segments. */
+static void
+test_data_tamper(void)
+{
 	struct sb_auth_key a = key_of(key_a_hex, 1);
-	struct sb_auth_pair_ids ids = { 7, 9, 100, 200 };
-	struct sb_auth_pair_key pk;
-	uint8_t frame[SB_HDR_LEN], tag[SB_AUTH_DATA_TAG_LEN];
-	unsigned int bad = 0, covered = 0, bit;
+	struct sb_auth_dir_ids ids = { .tx_host = 7, .rx_host = 9 };
+	struct sb_auth_data_key k;
+	struct sb_auth_seg seg[8], seg2[8];
+	uint8_t frame[200], copy[200], tag[SB_AUTH_DATA_TAG_LEN];
+	unsigned int bad = 0, covered = 0, bit, n, n2;
+	uint64_t pn = UINT64_C(0x00000003fffffff0);
 	size_t i;
 
-	SB_CHECK(sb_auth_pair_derive(&a, &ids, &pk) == 0, "derive");
-	sb_wire_put_hdr(frame, dst, src, &shim);
-	sb_auth_data_tag(&pk, frame, tag);
-	SB_CHECK(sb_auth_data_verify(&pk, 1, frame, tag) == 0, "intact verifies");
+	SB_CHECK(sb_auth_data_key_init(&k) == 0 && sb_auth_data_key_set(&k, &a, &ids) == 0,
+		"key");
+	n = data_frame(&k, frame, sizeof(frame), pn, seg, 1);
+	memcpy(tag, frame + SB_WIRE_DATA_TAG_OFF, sizeof(tag));
+	SB_CHECK(sb_auth_data_verify(&k, pn, seg, n, tag) == 0, "intact verifies");
 	for (i = 0; i < sizeof(frame); i++) {
-		if (i == 12 || i == 13)
-			continue;
+		if (i >= SB_WIRE_DATA_TAG_OFF && i < SB_WIRE_DATA_AUTH_INNER)
+			continue;	/* the tag itself */
 		covered++;
 		for (bit = 0; bit < 8; bit++) {
 			frame[i] ^= (uint8_t)(1u << bit);
-			bad += sb_auth_data_verify(&pk, 1, frame, tag) == -EBADMSG;
+			bad += sb_auth_data_verify(&k, pn, seg, n, tag) == -EBADMSG;
 			frame[i] ^= (uint8_t)(1u << bit);
 		}
 	}
-	SB_CHECK(covered == SB_AUTH_DATA_MSG_LEN && bad == 8 * covered,
-		"%u of %u bit flips in MACs and shim refused", bad, 8 * covered);
-	frame[12] ^= 0xff;
-	SB_CHECK(sb_auth_data_verify(&pk, 1, frame, tag) == 0, "EtherType not covered");
-	frame[12] ^= 0xff;
+	SB_CHECK(covered == sizeof(frame) - SB_AUTH_DATA_TAG_LEN && bad == 8 * covered,
+		"%u of %u bit flips anywhere in the frame refused", bad, 8 * covered);
 	bad = 0;
 	for (i = 0; i < sizeof(tag); i++) {
 		tag[i] ^= 0x01;
-		bad += sb_auth_data_verify(&pk, 1, frame, tag) == -EBADMSG;
+		bad += sb_auth_data_verify(&k, pn, seg, n, tag) == -EBADMSG;
 		tag[i] ^= 0x01;
 	}
 	SB_CHECK(bad == sizeof(tag), "every tag byte checked");
-	SB_CHECK(sb_auth_data_verify(&pk, 0, frame, tag) == -EBADMSG, "no keys: refused");
-	/* Each sequence number gets its own tag. */
+	/* The length is covered: a frame cut short, or padded and taken whole, fails. */
+	seg[n - 1].len--;
+	SB_CHECK(sb_auth_data_verify(&k, pn, seg, n, tag) == -EBADMSG, "one byte short");
+	seg[n - 1].len += 2;
+	SB_CHECK(sb_auth_data_verify(&k, pn, seg, n, tag) == -EBADMSG, "one byte padded");
+	seg[n - 1].len--;
+	/* The packet number is the nonce: the same bytes under another number fail. */
+	SB_CHECK(sb_auth_data_verify(&k, pn + 1, seg, n, tag) == -EBADMSG, "another number");
+	SB_CHECK(sb_auth_data_verify(&k, pn + (UINT64_C(1) << 32), seg, n, tag) == -EBADMSG,
+		"the same sequence number one wrap later");
+	/* Split into 2..5 segments (a chained mbuf): the same tag. */
+	for (i = 2; i <= 5; i++) {
+		n2 = data_frame(&k, copy, sizeof(copy), pn, seg2, (unsigned int)i);
+		SB_CHECK(memcmp(copy + SB_WIRE_DATA_TAG_OFF, tag, sizeof(tag)) == 0 &&
+			sb_auth_data_verify(&k, pn, seg2, n2, tag) == 0,
+			"%zu segments: the same tag", i);
+	}
+	/* Each packet number its own tag. */
 	bad = 0;
 	for (i = 1; i <= 1000; i++) {
-		uint8_t t2[SB_AUTH_DATA_TAG_LEN];
-
-		shim.seq = 0x01020304 + (uint32_t)i;
-		sb_wire_put_hdr(frame, dst, src, &shim);
-		sb_auth_data_tag(&pk, frame, t2);
-		bad += sb_auth_data_verify(&pk, 1, frame, tag) == -EBADMSG;
-		bad += sb_auth_data_verify(&pk, 1, frame, t2) == 0;
+		n2 = data_frame(&k, copy, sizeof(copy), pn + i, seg2, 1);
+		bad += sb_auth_data_verify(&k, pn + i, seg2, n2, tag) == -EBADMSG;
+		bad += sb_auth_data_verify(&k, pn + i, seg2, n2,
+			copy + SB_WIRE_DATA_TAG_OFF) == 0;
 	}
-	SB_CHECK(bad == 2000, "old tag refused and own tag taken for 1000 sequences (%u)", bad);
+	SB_CHECK(bad == 2000, "old tag refused and own tag taken for 1000 numbers (%u)", bad);
+	sb_auth_data_key_free(&k);
 }
 
 /* Keys, key ids and the ring's rules. */
@@ -310,34 +392,52 @@ test_keys(void)
 		"re-add does not switch");
 }
 
+/* The receiver's key for key id @p id from ring @p r, loaded for @p ids (NULL: not held). */
+static struct sb_auth_data_key *
+rx_key_for(const struct sb_auth_keyring *r, uint8_t id, const struct sb_auth_dir_ids *ids,
+	struct sb_auth_data_key *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n_keys; i++)
+		if (r->key[i].id == id)
+			return sb_auth_data_key_set(k, &r->key[i], ids) == 0 ? k : NULL;
+	return NULL;
+}
+
 /* Two hosts X and Y through the three steps of a rollover: at every point each one's
- * hellos and DATA verify at the other. */
+ * hellos and DATA verify at the other, the DATA frame naming its key id. */
 static bool
 hosts_agree(const struct sb_auth_keyring *x, const struct sb_auth_keyring *y)
 {
 	const struct sb_auth_keyring *ring[2] = { x, y };
-	uint8_t msg[64], tag[SB_AUTH_HELLO_TAG_LEN], frame[SB_HDR_LEN];
-	uint8_t dtag[SB_AUTH_DATA_TAG_LEN];
-	struct sb_auth_pair_key tx[SB_AUTH_RING_MAX], rx[SB_AUTH_RING_MAX];
-	unsigned int s;
+	uint8_t msg[64], tag[SB_AUTH_HELLO_TAG_LEN], frame[80];
+	struct sb_auth_data_key tx, rx, *rk;
+	struct sb_auth_seg seg[4];
+	unsigned int s, n;
 	bool ok = true;
 
-	memset(frame, 0x33, sizeof(frame));
+	sb_auth_data_key_init(&tx);
+	sb_auth_data_key_init(&rx);
 	for (s = 0; s < 2; s++) {
 		const struct sb_auth_keyring *snd = ring[s], *rcv = ring[1 - s];
 		const struct sb_auth_key *k = sb_auth_ring_send_key(snd);
-		struct sb_auth_pair_ids ids = { 10 + s, 11 - s, 500 + s, 501 - s };
-		int n_tx = sb_auth_pair_derive_ring(snd, &ids, tx);
-		int n_rx = sb_auth_pair_derive_ring(rcv, &ids, rx);
+		struct sb_auth_dir_ids ids = { .tx_host = 10 + s, .rx_host = 11 - s };
 
+		memset(ids.tx_nonce, 0x50 + s, SB_AUTH_NONCE_LEN);
+		memset(ids.rx_nonce, 0x51 - s, SB_AUTH_NONCE_LEN);
 		memset(msg, 0x11, sizeof(msg));
 		msg[0] = k->id;		/* the hello names its key */
 		sb_auth_hello_mac(k, msg, sizeof(msg), tag);
 		ok = ok && sb_auth_hello_verify(rcv, msg[0], msg, sizeof(msg), tag) == 0;
-		ok = ok && n_tx >= 1 && n_rx >= 1 && tx[0].key_id == k->id;
-		sb_auth_data_tag(&tx[0], frame, dtag);
-		ok = ok && sb_auth_data_verify(rx, (unsigned int)n_rx, frame, dtag) >= 0;
+		ok = sb_auth_data_key_set(&tx, k, &ids) == 0 && ok;
+		n = data_frame(&tx, frame, sizeof(frame), 77, seg, 1);
+		rk = rx_key_for(rcv, frame[24], &ids, &rx);
+		ok = ok && rk != NULL && sb_auth_data_verify(rk, 77, seg, n,
+			frame + SB_WIRE_DATA_TAG_OFF) == 0;
 	}
+	sb_auth_data_key_free(&tx);
+	sb_auth_data_key_free(&rx);
 	return ok;
 }
 
@@ -346,9 +446,6 @@ test_rollover(void)
 {
 	struct sb_auth_key a = key_of(key_a_hex, 1), b = key_of(key_b_hex, 2);
 	struct sb_auth_keyring x, y;
-	struct sb_auth_pair_ids ids = { 1, 2, 3, 4 };
-	struct sb_auth_pair_key pk[SB_AUTH_RING_MAX];
-	uint8_t frame[SB_HDR_LEN] = { 0 }, dtag[SB_AUTH_DATA_TAG_LEN];
 
 	sb_auth_ring_init(&x);
 	sb_auth_ring_init(&y);
@@ -375,14 +472,6 @@ test_rollover(void)
 	sb_auth_ring_add(&x, &b);
 	sb_auth_ring_set_send(&x, 2);
 	SB_CHECK(!hosts_agree(&x, &y), "switching before everyone holds the key fails");
-
-	/* The send key's pair key comes first; the other ring key's second. */
-	SB_CHECK(sb_auth_pair_derive_ring(&x, &ids, pk) == 2 && pk[0].key_id == 2 &&
-		pk[1].key_id == 1, "derive_ring: send key first");
-	sb_auth_data_tag(&pk[1], frame, dtag);
-	SB_CHECK(sb_auth_data_verify(pk, 2, frame, dtag) == 1, "old key's DATA tag: index 1");
-	sb_auth_ring_init(&y);
-	SB_CHECK(sb_auth_pair_derive_ring(&y, &ids, pk) == 0, "empty ring derives nothing");
 }
 
 /* Replay check: per stream, strictly newer only; restarts and clock steps. */
@@ -457,51 +546,188 @@ test_replay(void)
 		"realtime clock in us since the epoch: %llu", (unsigned long long)q);
 }
 
-/* DATA keys: per direction, per instance, per cluster key; invalid ids refused. */
+/* DATA keys: per direction, per nonce, per cluster key; invalid ids refused. */
 static void
-test_pair_keys(void)
+test_dir_keys(void)
 {
 	struct sb_auth_key a = key_of(key_a_hex, 1), b = key_of(key_b_hex, 2);
-	struct sb_auth_pair_ids base = { 7, 9, 100, 200 };
-	struct sb_auth_pair_ids v[] = {
-		base,
-		{ 9, 7, 200, 100 },	/* the other direction */
-		{ 9, 7, 100, 200 },	/* hosts swapped alone */
-		{ 7, 9, 101, 200 },	/* sender restarted */
-		{ 7, 9, 100, 201 },	/* receiver restarted */
-		{ 7, 9, 200, 100 },	/* instances swapped */
-		{ 7, 8, 100, 200 },	/* another receiver */
-	};
-	struct sb_auth_pair_key k[ARRAY_LEN(v) + 1], tmp;
-	uint8_t frame[SB_HDR_LEN], tag[SB_AUTH_DATA_TAG_LEN];
-	unsigned int i, j, differ = 0, pairs = 0, refused = 0;
+	struct sb_auth_dir_ids base = { .tx_host = 7, .rx_host = 9 }, v[8], bad_ids;
+	uint8_t k[9][SB_AUTH_DIR_KEY_LEN], tmp[SB_AUTH_DIR_KEY_LEN], frame[100];
+	struct sb_auth_data_key dk[9];
+	struct sb_auth_seg seg[2];
+	unsigned int i, j, differ = 0, pairs = 0, refused = 0, n;
 
+	memset(base.tx_nonce, 0x11, SB_AUTH_NONCE_LEN);
+	memset(base.rx_nonce, 0x22, SB_AUTH_NONCE_LEN);
 	for (i = 0; i < ARRAY_LEN(v); i++)
-		SB_CHECK(sb_auth_pair_derive(&a, &v[i], &k[i]) == 0, "derive %u", i);
-	SB_CHECK(sb_auth_pair_derive(&b, &base, &k[ARRAY_LEN(v)]) == 0, "derive with b");
-	for (i = 0; i < ARRAY_LEN(k); i++)
-		for (j = i + 1; j < ARRAY_LEN(k); j++) {
+		v[i] = base;
+	v[1].tx_host = 9;	/* the other direction */
+	v[1].rx_host = 7;
+	memcpy(v[1].tx_nonce, base.rx_nonce, SB_AUTH_NONCE_LEN);
+	memcpy(v[1].rx_nonce, base.tx_nonce, SB_AUTH_NONCE_LEN);
+	v[2].tx_host = 9;	/* hosts swapped alone */
+	v[2].rx_host = 7;
+	v[3].tx_nonce[15] ^= 1;	/* sender restarted: one bit of its nonce */
+	v[4].rx_nonce[0] ^= 0x80;	/* receiver restarted */
+	memcpy(v[5].tx_nonce, base.rx_nonce, SB_AUTH_NONCE_LEN);	/* nonces swapped */
+	memcpy(v[5].rx_nonce, base.tx_nonce, SB_AUTH_NONCE_LEN);
+	v[6].rx_host = 8;	/* another receiver */
+	v[7].rx_gen = 1;	/* the receiver forgot a peer: its next generation */
+	for (i = 0; i < ARRAY_LEN(v); i++)
+		SB_CHECK(sb_auth_dir_derive(&a, &v[i], k[i]) == 0, "derive %u", i);
+	SB_CHECK(sb_auth_dir_derive(&b, &base, k[8]) == 0, "derive with b");
+	for (i = 0; i < 9; i++)
+		for (j = i + 1; j < 9; j++) {
 			pairs++;
-			differ += memcmp(k[i].key, k[j].key, sizeof(k[i].key)) != 0;
+			differ += memcmp(k[i], k[j], SB_AUTH_DIR_KEY_LEN) != 0;
 		}
-	SB_CHECK(differ == pairs, "all %u pair keys differ (%u)", pairs, differ);
-	SB_CHECK(sb_auth_pair_derive(&a, &base, &tmp) == 0 &&
-		memcmp(tmp.key, k[0].key, sizeof(tmp.key)) == 0, "deterministic");
+	SB_CHECK(differ == pairs, "all %u direction keys differ (%u)", pairs, differ);
+	SB_CHECK(sb_auth_dir_derive(&a, &base, tmp) == 0 &&
+		memcmp(tmp, k[0], sizeof(tmp)) == 0, "deterministic");
 
-	/* A tag from before a restart does not verify after it. */
-	memset(frame, 0x42, sizeof(frame));
-	sb_auth_data_tag(&k[0], frame, tag);
-	for (i = 1; i < ARRAY_LEN(k); i++)
-		refused += sb_auth_data_verify(&k[i], 1, frame, tag) == -EBADMSG;
-	SB_CHECK(refused == ARRAY_LEN(k) - 1, "tag refused under every other pair key");
+	/* A tag from before a restart (or of another direction, or key) does not verify. */
+	for (i = 0; i < 9; i++) {
+		SB_CHECK(sb_auth_data_key_init(&dk[i]) == 0, "context %u", i);
+		SB_CHECK(sb_auth_data_key_set(&dk[i], i == 8 ? &b : &a, i == 8 ? &base : &v[i])
+			== 0, "set %u", i);
+	}
+	n = data_frame(&dk[0], frame, sizeof(frame), 1000, seg, 1);
+	for (i = 1; i < 9; i++)
+		refused += sb_auth_data_verify(&dk[i], 1000, seg, n,
+			frame + SB_WIRE_DATA_TAG_OFF) == -EBADMSG;
+	SB_CHECK(refused == 8, "tag refused under every other direction key (%u)", refused);
+	for (i = 0; i < 9; i++)
+		sb_auth_data_key_free(&dk[i]);
 
-	SB_CHECK(sb_auth_pair_derive(&a, &(struct sb_auth_pair_ids){ 0, 9, 1, 2 }, &tmp) ==
-		-EINVAL, "tx host 0");
-	SB_CHECK(sb_auth_pair_derive(&a, &(struct sb_auth_pair_ids){ 7, 0, 1, 2 }, &tmp) ==
-		-EINVAL, "rx host 0");
-	SB_CHECK(sb_auth_pair_derive(&a, &(struct sb_auth_pair_ids){ 7, 7, 1, 2 }, &tmp) ==
-		-EINVAL, "same host at both ends");
-	SB_CHECK(sb_auth_pair_derive(NULL, &base, &tmp) == -EINVAL, "NULL key");
+	bad_ids = base;
+	bad_ids.tx_host = 0;
+	SB_CHECK(sb_auth_dir_derive(&a, &bad_ids, tmp) == -EINVAL, "tx host 0");
+	bad_ids = base;
+	bad_ids.rx_host = 0;
+	SB_CHECK(sb_auth_dir_derive(&a, &bad_ids, tmp) == -EINVAL, "rx host 0");
+	bad_ids = base;
+	bad_ids.rx_host = 7;
+	SB_CHECK(sb_auth_dir_derive(&a, &bad_ids, tmp) == -EINVAL, "same host at both ends");
+	SB_CHECK(sb_auth_dir_derive(NULL, &base, tmp) == -EINVAL, "NULL key");
+	{
+		struct sb_auth_data_key x;
+
+		SB_CHECK(sb_auth_data_key_init(&x) == 0, "context");
+		SB_CHECK(sb_auth_data_key_set(&x, &a, &bad_ids) == -EINVAL && !x.set,
+			"a refused derivation leaves the key unset");
+		sb_auth_data_key_free(&x);
+	}
+}
+
+/* The window of packet numbers against a model that remembers every number taken: the
+ * window refuses what the model says was taken, and what is below it; takes the rest. */
+static void
+test_pn_window(void)
+{
+	static uint64_t words[4096 / 64];
+	static uint8_t taken[1u << 20];	/* model: offsets from base */
+	struct sb_auth_pn_window w;
+	uint64_t base = UINT64_C(0xfffc0000), top = 0, pn;
+	unsigned int i, wrong = 0, refused_old = 0, dups = 0, fresh = 0;
+	bool any = false;
+	int rc;
+
+	SB_CHECK(sb_auth_pn_window_init(&w, words, 100) == -EINVAL, "not a power of two");
+	SB_CHECK(sb_auth_pn_window_init(&w, words, 32) == -EINVAL, "too small");
+	SB_CHECK(sb_auth_pn_window_init(&w, words, 4096) == 0, "4096-number window");
+	SB_CHECK(sb_auth_pn_check(&w, 0) == 0 && sb_auth_pn_check(&w, UINT64_MAX) == 0,
+		"empty: anything is fresh");
+	/* Mostly forwards, reordered within a few hundred, with duplicates and numbers older
+	 * than the window, across the 2^32 wrap of the sequence number (base sits below it). */
+	srand(7);
+	for (i = 0; i < 2000000; i++) {
+		uint64_t t = any ? top - base : 0;
+		int r = rand() % 16;
+		uint64_t off;
+
+		if (r < 10)
+			off = t + 1 + (uint64_t)(rand() % 4);		/* ahead */
+		else if (r < 13)
+			off = t - RTE_MIN(t, (uint64_t)(rand() % 300));	/* reordered, or a copy */
+		else if (r < 15)
+			off = t - RTE_MIN(t, (uint64_t)(rand() % 4096));	/* late */
+		else
+			off = t - RTE_MIN(t, 4096 + (uint64_t)(rand() % 5000));	/* too old */
+		if (off >= sizeof(taken))
+			break;
+		pn = base + off;
+		rc = sb_auth_pn_check(&w, pn);
+		if (taken[off]) {
+			wrong += rc == 0;	/* a replay must never pass */
+			dups += rc == -EALREADY;
+			refused_old += rc == -ESTALE;
+		} else if (any && pn < top && top - pn >= 4096) {
+			wrong += rc != -ESTALE;	/* below the window: refused */
+			refused_old++;
+		} else {
+			wrong += rc != 0;	/* fresh: taken */
+			fresh++;
+		}
+		if (rc == 0) {
+			sb_auth_pn_accept(&w, pn);
+			taken[off] = 1;
+			if (!any || pn > top)
+				top = pn;
+			any = true;
+		}
+	}
+	SB_CHECK(wrong == 0, "%u verdicts against the model (fresh %u, duplicates %u, too old "
+		"%u)", wrong, fresh, dups, refused_old);
+	SB_CHECK(fresh > 10000 && dups > 1000 && refused_old > 1000 && top > (UINT64_C(1) << 32),
+		"the run crossed the wrap and saw every case: fresh %u dups %u old %u top %" PRIx64,
+		fresh, dups, refused_old, top);
+	/* A jump far ahead clears the window; what was below it is too old. */
+	pn = top + 100000;
+	sb_auth_pn_accept(&w, pn);
+	SB_CHECK(sb_auth_pn_check(&w, pn) == -EALREADY && sb_auth_pn_check(&w, pn - 1) == 0 &&
+		sb_auth_pn_check(&w, pn - 4095) == 0 && sb_auth_pn_check(&w, pn - 4096) == -ESTALE &&
+		sb_auth_pn_check(&w, top) == -ESTALE, "after a jump");
+	/* A floor: everything up to it refused, above taken. */
+	sb_auth_pn_window_floor(&w, 5000);
+	SB_CHECK(sb_auth_pn_check(&w, 5000) == -EALREADY && sb_auth_pn_check(&w, 4000) ==
+		-EALREADY && sb_auth_pn_check(&w, 1) == -ESTALE && sb_auth_pn_check(&w, 5001) == 0,
+		"floor");
+	sb_auth_pn_accept(&w, 5003);
+	SB_CHECK(sb_auth_pn_check(&w, 5001) == 0 && sb_auth_pn_check(&w, 5002) == 0 &&
+		sb_auth_pn_check(&w, 5003) == -EALREADY && sb_auth_pn_check(&w, 5000) == -EALREADY,
+		"floor, then sliding");
+	sb_auth_pn_window_reset(&w);
+	SB_CHECK(sb_auth_pn_check(&w, 1) == 0, "reset: anything again");
+	SB_CHECK(!sb_auth_pn_exhausted(SB_AUTH_PN_HI_MAX) &&
+		sb_auth_pn_exhausted(SB_AUTH_PN_HI_MAX + 1), "a sender re-keys at 2^63");
+}
+
+/* The budget of hello checks: a burst, then the rate. */
+static void
+test_bucket(void)
+{
+	struct sb_auth_bucket b = { 0 };
+	uint64_t t = 1000000000, ns;
+	unsigned int i, took = 0;
+
+	sb_auth_bucket_set(&b, 200, 64);
+	for (i = 0; i < 100; i++)
+		took += sb_auth_bucket_take(&b, t);
+	SB_CHECK(took == 64, "a full bucket gives its burst: %u", took);
+	/* 100 000 tries a second for 10 s: 200 a second pass. */
+	took = 0;
+	for (ns = 0; ns < UINT64_C(10000000000); ns += 10000)
+		took += sb_auth_bucket_take(&b, t + ns);
+	SB_CHECK(took >= 1995 && took <= 2001, "10 s at 200/s: %u", took);
+	/* Idle a minute: the burst again, not a minute's worth. */
+	took = 0;
+	for (i = 0; i < 1000; i++)
+		took += sb_auth_bucket_take(&b, t + UINT64_C(70000000000));
+	SB_CHECK(took == 64, "after a long idle: the burst (%u)", took);
+	sb_auth_bucket_set(&b, 200, 10);
+	SB_CHECK(b.tokens_ns <= UINT64_C(10) * 1000000000u, "a smaller burst caps what is held");
+	/* The clock going back takes nothing and adds nothing. */
+	SB_CHECK(!sb_auth_bucket_take(&b, t), "clock back: nothing added");
 }
 
 /* Hex parser: what it takes and what it says when it refuses. */
@@ -579,18 +805,20 @@ test_hello_frame(void)
 {
 	struct sb_auth_key a = key_of(key_a_hex, 7), b = key_of(key_b_hex, 9);
 	struct sb_auth_keyring r;
-	uint8_t buf[1600], copy[1600], tag[SB_AUTH_HELLO_TAG_LEN];
+	uint8_t buf[1600], copy[1600], tag[SB_AUTH_HELLO_TAG_LEN], nonce[SB_AUTH_NONCE_LEN];
 	size_t len = 0, off = 0, i, bad = 0;
 	unsigned int bit, probe;
 	struct sb_hello h;
 	struct sb_hello_auth t;
 
+	sb_auth_nonce_new(nonce);
 	sb_auth_ring_init(&r);
 	SB_CHECK(sb_auth_ring_add(&r, &a) == 0, "ring");
 	for (probe = 0; probe < 2; probe++) {
 		/* make_hello() appends its own model of a trailer: left out here */
 		len = make_hello(buf, sizeof(buf), 0, 0, probe ? 1514 : 0) - 9;
-		len = sb_wire_hello_auth_put(buf, sizeof(buf), len, a.id, 1000 + probe, &off);
+		len = sb_wire_hello_auth_put(buf, sizeof(buf), len, a.id, 3, 1000 + probe, nonce,
+			&off);
 		SB_CHECK(len > 0, "trailer fits");
 		SB_CHECK(sb_auth_hello_sign(&a, buf, len, off + SB_HELLO_AUTH_TAG_OFF) == 0,
 			"sign");
@@ -598,7 +826,8 @@ test_hello_frame(void)
 			0, "checks");
 		SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, len - SB_HDR_LEN, &h) ==
 			SB_WIRE_OK && sb_wire_hello_auth_get(buf, len, &h, &t) == SB_WIRE_OK &&
-			t.seq == 1000 + probe && t.key_id == a.id, "trailer reads back");
+			t.seq == 1000 + probe && t.key_id == a.id &&
+			memcmp(t.nonce, nonce, sizeof(nonce)) == 0, "trailer reads back");
 		/* The same as sb_auth_hello_mac() over the frame with the tag zeroed. */
 		memcpy(copy, buf, len);
 		memset(copy + off + SB_HELLO_AUTH_TAG_OFF, 0, SB_AUTH_HELLO_TAG_LEN);
@@ -702,7 +931,9 @@ main(void)
 	test_keys();
 	test_rollover();
 	test_replay();
-	test_pair_keys();
+	test_dir_keys();
+	test_pn_window();
+	test_bucket();
 	test_parse();
 	test_hello_frame();
 	test_fingerprint();

@@ -26,15 +26,15 @@ test_data_round_trip(void)
 			sb_wire_put_hdr(buf, dst, src, &in);
 			SB_CHECK(buf[12] == 0x88 && buf[13] == 0xb5, "ethertype %02x%02x", buf[12],
 				buf[13]);
-			SB_CHECK(buf[14] == 0x30, "version/type byte %02x", buf[14]);
+			SB_CHECK(buf[14] == 0x40, "version/type byte %02x", buf[14]);
 			SB_CHECK(buf[17] == (uint8_t)(250 + i), "path sequence byte %02x", buf[17]);
 			SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_OK,
 				"parse seq %u", seqs[i]);
 			SB_CHECK(out.type == in.type && out.flags == in.flags &&
 				out.path == in.path && out.path_seq == in.path_seq &&
 				out.seq == in.seq, "fields seq %u", seqs[i]);
-			SB_CHECK(off == SB_HDR_LEN + ((flags & SB_WIRE_F_AUTH) ? (size_t)
-				SB_WIRE_DATA_TAG_LEN : 0), "inner offset %zu", off);
+			SB_CHECK(off == ((flags & SB_WIRE_F_AUTH) ? (size_t)
+				SB_WIRE_DATA_AUTH_INNER : SB_HDR_LEN), "inner offset %zu", off);
 			SB_CHECK(memcmp(buf, dst, 6) == 0 && memcmp(buf + 6, src, 6) == 0,
 				"addresses");
 		}
@@ -66,7 +66,7 @@ test_hello_round_trip(void)
 		  .lost_frames = 1, .rate_kbps = 99000, .owd_min_us = 0, .owd_us = 5 },
 		{ .host_id = 2, .port = 15, .flags = SB_ENTRY_F_TX, .rx_frames = 0xffffffff,
 		  .lost_frames = 0, .rate_kbps = 1, .owd_min_us = 5000, .owd_us = 7000 },
-		{ .host_id = 0xffffffff, .port = 7, .flags = SB_ENTRY_F_MASK },
+		{ .host_id = 0xffffffff, .port = 7, .flags = SB_ENTRY_F_MASK, .key_id = 0x9c },
 	}, eout;
 	uint8_t buf[2048];
 	struct sb_shim shim;
@@ -228,27 +228,31 @@ test_malformed(void)
 	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + 2, &out, &off) == SB_WIRE_OK,
 		"elided frame with EtherType only");
 
-	/* An authenticated frame needs its tag before the inner EtherType. */
+	/* An authenticated frame needs its authentication header before the inner EtherType. */
 	in.flags = SB_WIRE_F_ELIDED | SB_WIRE_F_AUTH;
 	sb_wire_put_hdr(buf, dst, src, &in);
-	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + SB_WIRE_DATA_TAG_LEN + 1, &out, &off) ==
+	SB_CHECK(sb_wire_parse(buf, SB_WIRE_DATA_AUTH_INNER + 1, &out, &off) ==
 		SB_WIRE_E_TRUNCATED, "tagged elided frame without EtherType");
-	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + SB_WIRE_DATA_TAG_LEN + 2, &out, &off) ==
-		SB_WIRE_OK && off == SB_HDR_LEN + SB_WIRE_DATA_TAG_LEN,
+	SB_CHECK(sb_wire_parse(buf, SB_WIRE_DATA_AUTH_INNER + 2, &out, &off) ==
+		SB_WIRE_OK && off == SB_WIRE_DATA_AUTH_INNER,
 		"tagged elided frame with EtherType only");
+	SB_CHECK(sb_wire_parse(buf, SB_HDR_LEN + 4 + 2, &out, &off) == SB_WIRE_E_TRUNCATED,
+		"version 3's 4-byte tag is not enough");
 
 	buf[14] = 0x10;	/* version 1: not understood any more */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_VERSION, "version");
 	buf[14] = 0x20;	/* version 2 (before cluster keys): refused too */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_VERSION, "version 2");
-	buf[14] = 0x3f;	/* type 15 */
+	buf[14] = 0x30;	/* version 3 (a 4-byte tag over the headers): refused too */
+	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_VERSION, "version 3");
+	buf[14] = 0x4f;	/* type 15 */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_TYPE, "type");
-	buf[14] = 0x31;	/* type 1: version 1's UNSEQ, retired */
+	buf[14] = 0x41;	/* type 1: version 1's UNSEQ, retired */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_TYPE, "type 1");
-	buf[14] = 0x30;
+	buf[14] = 0x40;
 	buf[15] = 0x80;	/* undefined flag */
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_FLAGS, "flags");
-	buf[14] = 0x32;	/* hello with a data flag */
+	buf[14] = 0x42;	/* hello with a data flag */
 	buf[15] = SB_WIRE_F_ELIDED;
 	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_E_FLAGS, "hello flags");
 	buf[15] = SB_WIRE_F_AUTH;	/* the one a hello may carry */
@@ -285,7 +289,7 @@ test_random_bytes(void)
 		if (i & 1) {
 			buf[12] = 0x88;
 			buf[13] = 0xb5;
-			buf[14] = 0x30 | (buf[14] & 3);
+			buf[14] = SB_WIRE_VERSION << 4 | (buf[14] & 3);
 			buf[15] &= SB_WIRE_F_MASK;
 		}
 		e = sb_wire_parse(buf, len, &out, &off);
@@ -311,49 +315,95 @@ test_hello_auth(void)
 	}, out;
 	struct sb_hello_entry ein[2] = { { .host_id = 1, .port = 0 }, { .host_id = 2 } };
 	struct sb_hello_auth a;
-	uint8_t buf[1600];
+	uint8_t buf[1600], nonce[16];
 	size_t len, alen, off;
 	unsigned int brief;
+
+	for (brief = 0; brief < sizeof(nonce); brief++)
+		nonce[brief] = (uint8_t)(0xa0 + brief);
 
 	for (brief = 0; brief <= 1; brief++) {
 		in.flags = brief ? SB_HELLO_F_BRIEF : 0;
 		len = sb_wire_put_hello(buf, sizeof(buf), group, src, 1, &in, ein, 0);
-		alen = sb_wire_hello_auth_put(buf, sizeof(buf), len, 0xab,
-			UINT64_C(0x0102030405060708), &off);
+		alen = sb_wire_hello_auth_put(buf, sizeof(buf), len, 0xab, 0x5c,
+			UINT64_C(0x0102030405060708), nonce, &off);
 		SB_CHECK(alen == len + SB_HELLO_AUTH_LEN && off == len,
 			"trailer after the entries (brief %u): %zu %zu", brief, alen, off);
 		SB_CHECK(buf[15] == SB_WIRE_F_AUTH, "shim flag AUTH");
-		SB_CHECK(buf[off] == 0xab && buf[off + 4] == 1 && buf[off + 11] == 8,
-			"key id, sequence in network order");
+		SB_CHECK(buf[off] == 0xab && buf[off + 1] == 0x5c && buf[off + 4] == 1 &&
+			buf[off + 11] == 8, "key id, generation, sequence in network order");
 		SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, alen - SB_HDR_LEN, &out) ==
 			SB_WIRE_OK, "decodes");
 		SB_CHECK(sb_wire_hello_auth_get(buf, alen, &out, &a) == SB_WIRE_OK &&
-			a.key_id == 0xab && a.seq == UINT64_C(0x0102030405060708) && a.off == off,
-			"trailer decodes");
+			a.key_id == 0xab && a.gen == 0x5c && a.seq == UINT64_C(0x0102030405060708) &&
+			a.off == off &&
+			a.nonce == buf + off + SB_HELLO_AUTH_NONCE_OFF &&
+			memcmp(a.nonce, nonce, sizeof(nonce)) == 0, "trailer decodes");
 		SB_CHECK(sb_wire_hello_auth_get(buf, alen - 1, &out, &a) == SB_WIRE_E_TRUNCATED,
 			"trailer cut short");
 		buf[off + 2] = 1;
 		SB_CHECK(sb_wire_hello_auth_get(buf, alen, &out, &a) == SB_WIRE_E_HELLO,
 			"reserved byte set");
 		buf[off + 2] = 0;
+		buf[off + 3] = 1;
+		SB_CHECK(sb_wire_hello_auth_get(buf, alen, &out, &a) == SB_WIRE_E_HELLO,
+			"second reserved byte set");
+		buf[off + 3] = 0;
 		memset(buf + off + 4, 0, 8);
 		SB_CHECK(sb_wire_hello_auth_get(buf, alen, &out, &a) == SB_WIRE_E_HELLO,
 			"sequence 0");
-		SB_CHECK(sb_wire_hello_auth_put(buf, alen - 1, len, 1, 1, NULL) == 0,
+		SB_CHECK(sb_wire_hello_auth_put(buf, alen - 1, len, 1, 0, 1, nonce, NULL) == 0,
 			"no room: refused");
 	}
 	/* A probe keeps its length: the trailer sits in its padding. */
 	in.flags = SB_HELLO_F_PROBE;
 	len = sb_wire_put_hello(buf, sizeof(buf), group, src, 1, &in, ein, 1514);
-	alen = sb_wire_hello_auth_put(buf, sizeof(buf), len, 1, 7, &off);
+	alen = sb_wire_hello_auth_put(buf, sizeof(buf), len, 1, 0, 7, nonce, &off);
 	SB_CHECK(len == 1514 && alen == 1514 && off == SB_HDR_LEN + SB_HELLO_LEN +
 		2 * SB_HELLO_ENTRY_LEN, "probe: %zu bytes, trailer at %zu", alen, off);
 	SB_CHECK(sb_wire_hello_decode(buf + SB_HDR_LEN, alen - SB_HDR_LEN, &out) == SB_WIRE_OK &&
 		sb_wire_hello_auth_get(buf, alen, &out, &a) == SB_WIRE_OK && a.seq == 7,
 		"probe trailer decodes");
 	/* Not a hello: nothing written. */
-	SB_CHECK(sb_wire_hello_auth_put(buf, sizeof(buf), 10, 1, 1, NULL) == 0, "too short");
-	SB_CHECK(sb_wire_overhead(false) == 10 && sb_wire_overhead(true) == 14, "overheads");
+	SB_CHECK(sb_wire_hello_auth_put(buf, sizeof(buf), 10, 1, 0, 1, nonce, NULL) == 0,
+		"too short");
+	SB_CHECK(sb_wire_overhead(false) == 10 && sb_wire_overhead(true) == 34, "overheads");
+}
+
+/* The DATA authentication header: written, read, and what a receiver refuses. */
+static void
+test_data_auth(void)
+{
+	struct sb_shim in = { .type = SB_WIRE_DATA, .flags = SB_WIRE_F_ELIDED | SB_WIRE_F_AUTH,
+		.path = 1, .seq = 0xfffffffe }, out;
+	struct sb_data_auth a;
+	uint8_t buf[128];
+	size_t off;
+
+	memset(buf, 0x5a, sizeof(buf));
+	sb_wire_put_hdr(buf, dst, src, &in);
+	sb_wire_put_data_auth(buf, 100, 0xc3, 0x7e, 0x01020304);
+	SB_CHECK(buf[22] == 0 && buf[23] == 100 && buf[24] == 0xc3 && buf[25] == 0x7e &&
+		buf[26] == 1 && buf[29] == 4, "header bytes in network order");
+	SB_CHECK(buf[30] == 0 && buf[45] == 0 && buf[46] == 0x5a, "tag zeroed, inner kept");
+	SB_CHECK(sb_wire_parse(buf, sizeof(buf), &out, &off) == SB_WIRE_OK && off == 46,
+		"parses, inner at 46");
+	SB_CHECK(sb_wire_data_auth_get(buf, 100, &out, &a) == SB_WIRE_OK && a.len == 100 &&
+		a.key_id == 0xc3 && a.gen == 0x7e && a.pn_hi == 0x01020304 && a.tag == buf + 30,
+		"decodes");
+	/* Ethernet padding after the length is not the frame's. */
+	SB_CHECK(sb_wire_data_auth_get(buf, 128, &out, &a) == SB_WIRE_OK && a.len == 100,
+		"padded frame");
+	SB_CHECK(sb_wire_data_auth_get(buf, 99, &out, &a) == SB_WIRE_E_TRUNCATED,
+		"length beyond the frame");
+	sb_wire_put_data_auth(buf, 47, 1, 0, 0);
+	SB_CHECK(sb_wire_data_auth_get(buf, 100, &out, &a) == SB_WIRE_E_TRUNCATED,
+		"no room for the inner EtherType");
+	sb_wire_put_data_auth(buf, 48, 1, 0, 0);
+	SB_CHECK(sb_wire_data_auth_get(buf, 100, &out, &a) == SB_WIRE_OK, "EtherType only");
+	out.flags = SB_WIRE_F_AUTH;	/* a whole inner header is needed without ELIDED */
+	SB_CHECK(sb_wire_data_auth_get(buf, 100, &out, &a) == SB_WIRE_E_TRUNCATED,
+		"no room for the inner header");
 }
 
 int
@@ -364,6 +414,7 @@ main(void)
 	test_hello_brief();
 	test_malformed();
 	test_hello_auth();
+	test_data_auth();
 	test_random_bytes();
 	return sb_test_summary("test_wire");
 }

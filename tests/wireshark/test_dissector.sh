@@ -1,19 +1,38 @@
 #!/usr/bin/env bash
-# The Wireshark dissector (tools/wireshark/seqbond.lua) on 2000 malformed shim frames
-# (malformed_pcap.py: cut after every byte, every version x type, every flags value, every path
-# id, absurd hellos, seeded mutations): tshark dissects them all in under 10 s with no Lua error,
-# and flags exactly the frames the receiver's rules (lib/wire) refuse, class by class. A copy of
-# the dissector without its guard around the inner dissectors must show Lua errors here: proof
-# that the pcap holds the frames that once raised them and that this test sees such errors.
+# The Wireshark dissector (tools/wireshark/seqbond.lua), wire format version 4.
+#
+# 1. Valid frames made as the datapath makes them (mkframes.c: lib/wire's encoder, lib/auth's
+#    tags): tshark shows every field as it was encoded (check_fields.py), the DATA
+#    authentication header (length, key id, the receiver's key generation, PN high, the
+#    64-bit packet number, tag, Ethernet padding after the length), the inner frame at offset
+#    46, the hello trailer with the sender's key generation, its reserved bytes and session
+#    nonce, the entries' key ids; frames of versions 3 and 5 as "version N (this
+#    dissector decodes version 4)" and nothing more.
+# 2. 2000 malformed shim frames (malformed_pcap.py: those frames cut after every byte, every
+#    version x type, every flags value, every path id, absurd hellos, trailers (either
+#    reserved byte set) and authentication headers, any key generation, seeded mutations):
+#    tshark dissects them all in under 10 s with no Lua error, and flags exactly the frames
+#    the receiver's rules (lib/wire) refuse, class by class. A copy of the dissector without
+#    its guard around the inner dissectors must show Lua errors here: proof that the pcap
+#    holds the frames that once raised them and that this test sees such errors.
+#
+#   test_dissector.sh [MKFRAMES]   (meson passes build/tests/wireshark/mkframes)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LUA=$ROOT/tools/wireshark/seqbond.lua
+MKFRAMES=${1:-$ROOT/build/tests/wireshark/mkframes}
 command -v tshark >/dev/null || { echo "SKIP: tshark not installed (tools/install-deps)"; exit 77; }
 work=$(mktemp -d /tmp/seqbond-dissector.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: test_dissector: $*" >&2; exit 1; }
+[[ -x $MKFRAMES ]] || fail "$MKFRAMES not built (ninja -C build)"
 
-python3 "$ROOT/tests/wireshark/malformed_pcap.py" "$work/m.pcap" "$work/expect.json" --count 2000
+"$MKFRAMES" "$work/valid.pcap" "$work/valid.json" || fail "mkframes"
+python3 "$ROOT/tests/wireshark/check_fields.py" "$work/valid.json" "$LUA" "$work/valid.pcap" ||
+	fail "tshark does not show the valid frames as they were encoded"
+
+python3 "$ROOT/tests/wireshark/malformed_pcap.py" "$work/m.pcap" "$work/expect.json" \
+	--bases "$work/valid.pcap" --count 2000
 
 # tshark_run LUA_FILE ARGS...: tshark with the dissector; its stdout and stderr in $work/out.
 tshark_run() {

@@ -1,4 +1,4 @@
--- Wireshark dissector for the seqbond shim (EtherType 0x88B5), wire format version 3.
+-- Wireshark dissector for the seqbond shim (EtherType 0x88B5), wire format version 4.
 -- docs/wire-format.md describes every field. Use:
 --   tshark -X lua_script:tools/wireshark/seqbond.lua -r capture.pcapng -V
 -- or copy it to ~/.local/lib/wireshark/plugins/.
@@ -9,22 +9,40 @@
 -- the dissector raises no Lua error: every length is checked before a field is read, and a
 -- malformed inner frame is left to Wireshark's own "Malformed Packet" marking.
 --
--- Cluster key (flag AUTH): a DATA frame's 4-byte tag and a hello's trailer (key id, crypto
--- sequence, 16-byte tag) are shown, not checked: that takes the key, which a capture should
--- not need. `seqbond.flags.auth == 0` finds the frames a host with a key refuses
--- (rx_auth_no_tag).
+-- Cluster key (flag AUTH): a DATA frame's 24-byte authentication header (length, key id,
+-- key generation, the high half of the packet number, 16-byte tag; the full 64-bit packet
+-- number is shown as seqbond.auth.pn) and a hello's 44-byte trailer (key id, key generation,
+-- crypto sequence, session nonce, 16-byte tag) are shown, not checked: that takes the key
+-- (and both session nonces), which a capture should not need. seqbond.auth.gen is the
+-- sender's key generation in a hello, and in a DATA frame the receiver's one its direction
+-- key was made for: a DATA frame to host H whose gen is not that of H's latest hellos (or,
+-- for 2 s after they moved on, the one before) is refused (rx_auth_unknown_key).
+-- `seqbond.flags.auth == 0` finds the frames a host with a key refuses (rx_auth_no_tag).
+-- Bytes after a DATA frame's length are Ethernet's padding: shown apart, never handed to
+-- the inner dissectors.
+--
+-- Frames of another version are not decoded past their version: the versions do not
+-- interwork (a receiver counts them in rx_err_bad_version), and their layout is not this
+-- one. They are shown as "version N (this dissector decodes version 4)".
 
 local sb = Proto("seqbond", "seqbond link aggregation shim")
 
 local types = { [0] = "DATA", [2] = "HELLO" }
+local ETH_HLEN = 14 -- the sender's outer Ethernet header, which a DATA length counts
 local SHIM_LEN = 8
 local HELLO_LEN = 40
 local ENTRY_LEN = 28
 local BRIEF_LEN = 8
 local MAX_PATH = 15 -- path id = the sender's port index, 0..15
-local VERSION = 3
-local DATA_TAG_LEN = 4
-local AUTH_LEN = 28 -- hello trailer: key id, 3 reserved, sequence (8), tag (16)
+local VERSION = 4
+-- DATA authentication header, right after the shim: length (2), key id, key generation,
+-- PN high (4), tag (16). Offsets from the shim's first byte (frame offset 14).
+local DATA_AUTH_LEN = 24
+local DATA_TAG_OFF = SHIM_LEN + 8 -- frame offset 30
+local AUTH_LEN = 44 -- hello trailer: key id, generation, 2 reserved, sequence (8), nonce (16),
+-- tag (16)
+local AUTH_NONCE_OFF = 12
+local AUTH_TAG_OFF = 28
 
 local f = sb.fields
 f.version = ProtoField.uint8("seqbond.version", "Version", base.DEC, nil, 0xf0)
@@ -32,13 +50,25 @@ f.type = ProtoField.uint8("seqbond.type", "Type", base.DEC, types, 0x0f)
 f.flags = ProtoField.uint8("seqbond.flags", "Flags", base.HEX)
 f.elided = ProtoField.bool("seqbond.flags.elided", "Inner addresses elided", 8, nil, 0x01)
 f.auth = ProtoField.bool("seqbond.flags.auth", "Authenticated (cluster key tag)", 8, nil, 0x02)
-f.data_tag = ProtoField.bytes("seqbond.tag", "Tag (SipHash-2-4, pair key)")
-f.key_id = ProtoField.uint8("seqbond.auth.key_id", "Key id", base.DEC)
-f.auth_seq = ProtoField.uint64("seqbond.auth.seq", "Crypto sequence (us)", base.DEC)
-f.hello_tag = ProtoField.bytes("seqbond.auth.tag", "Tag (keyed BLAKE2b)")
 f.path = ProtoField.uint8("seqbond.path", "Path (sender port)", base.DEC)
 f.path_seq = ProtoField.uint8("seqbond.path_seq", "Path sequence number", base.DEC)
 f.seq = ProtoField.uint32("seqbond.seq", "Sequence number", base.DEC)
+f.undecoded = ProtoField.bytes("seqbond.undecoded", "Not decoded (another version)")
+-- DATA authentication header; key id and generation shared with the hello trailer's.
+f.auth_len = ProtoField.uint16("seqbond.auth.len", "Length (tagged, from the frame's first byte)",
+	base.DEC)
+f.key_id = ProtoField.uint8("seqbond.auth.key_id", "Key id", base.HEX)
+f.gen = ProtoField.uint8("seqbond.auth.gen", "Key generation", base.DEC)
+f.pn_hi = ProtoField.uint32("seqbond.auth.pn_hi", "Packet number, high half", base.DEC)
+f.pn = ProtoField.uint64("seqbond.auth.pn", "Packet number (PN high << 32 | sequence number)",
+	base.DEC)
+f.data_tag = ProtoField.bytes("seqbond.tag", "Tag (AES-256-GCM, direction key)")
+f.padding = ProtoField.bytes("seqbond.padding", "Ethernet padding (after the length, not tagged)")
+-- Hello trailer.
+f.trailer_reserved = ProtoField.uint16("seqbond.auth.trailer_reserved", "Reserved", base.HEX)
+f.auth_seq = ProtoField.uint64("seqbond.auth.seq", "Crypto sequence (us)", base.DEC)
+f.nonce = ProtoField.bytes("seqbond.auth.nonce", "Session nonce")
+f.hello_tag = ProtoField.bytes("seqbond.auth.tag", "Tag (keyed BLAKE2b)")
 f.inner_type = ProtoField.uint16("seqbond.inner_type", "Inner EtherType", base.HEX)
 f.host_id = ProtoField.uint32("seqbond.hello.host_id", "Host id", base.DEC)
 f.instance = ProtoField.uint32("seqbond.hello.instance", "Instance", base.HEX)
@@ -63,6 +93,9 @@ f.e_port = ProtoField.uint8("seqbond.entry.port", "Heard port", base.DEC)
 f.e_flags = ProtoField.uint8("seqbond.entry.flags", "Entry flags", base.HEX)
 f.e_mtu_ok = ProtoField.bool("seqbond.entry.mtu_ok", "Its probes arrive", 8, nil, 0x01)
 f.e_tx = ProtoField.bool("seqbond.entry.tx", "Sender puts data on this path", 8, nil, 0x02)
+f.e_key = ProtoField.bool("seqbond.entry.key", "Key id of its last hello taken", 8, nil, 0x04)
+f.e_key_id = ProtoField.uint8("seqbond.entry.key_id",
+	"Key id of the last authenticated hello taken from it", base.HEX)
 f.e_rx = ProtoField.uint32("seqbond.entry.rx_frames", "Frames received", base.DEC)
 f.e_lost = ProtoField.uint32("seqbond.entry.lost_frames", "Frames lost", base.DEC)
 f.e_rate = ProtoField.uint32("seqbond.entry.rate_kbps", "Delivered rate (kbit/s)", base.DEC)
@@ -76,7 +109,7 @@ local function malformed(abbrev, text)
 end
 local ex = {
 	truncated = malformed("truncated", "Shorter than its type needs (rx_err_truncated)"),
-	bad_version = malformed("bad_version", "Unknown shim version (rx_err_bad_version)"),
+	bad_version = malformed("bad_version", "Another wire version (rx_err_bad_version)"),
 	bad_type = malformed("bad_type", "Unknown frame type (rx_err_bad_type)"),
 	bad_flags = malformed("bad_flags", "Flags this version does not define (rx_err_bad_flags)"),
 	bad_path = ProtoExpert.new("seqbond.bad_path", "Path id above 15 (no such sender port)",
@@ -135,9 +168,12 @@ local function hello_auth(buf, t, o)
 	end
 	local a = t:add(buf(o, AUTH_LEN), "Authentication trailer")
 	a:add(f.key_id, buf(o, 1))
+	a:add(f.gen, buf(o + 1, 1)):append_text(" (the sender's)")
+	a:add(f.trailer_reserved, buf(o + 2, 2))
 	a:add(f.auth_seq, buf(o + 4, 8))
-	a:add(f.hello_tag, buf(o + 12, 16))
-	if buf(o + 1, 3):uint() ~= 0 then
+	a:add(f.nonce, buf(o + AUTH_NONCE_OFF, 16))
+	a:add(f.hello_tag, buf(o + AUTH_TAG_OFF, 16))
+	if buf(o + 2, 2):uint() ~= 0 then
 		a:add_proto_expert_info(ex.bad_hello, "Bad hello: trailer's reserved bytes not 0")
 		return "trailer reserved bytes"
 	elseif buf(o + 4, 8):uint64() == UInt64(0) then
@@ -200,6 +236,7 @@ local function hello(buf, pinfo, t)
 	n = math.min(n, fit)
 	for i = 0, n - 1 do
 		local o = SHIM_LEN + HELLO_LEN + i * elen
+		local eflags = buf(o + 5, 1):uint()
 		local e = h:add(buf(o, elen), string.format("Heard: host %d port %d",
 			buf(o, 4):uint(), buf(o + 4, 1):uint()))
 		e:add(f.e_host, buf(o, 4))
@@ -207,6 +244,11 @@ local function hello(buf, pinfo, t)
 		local ef = e:add(f.e_flags, buf(o + 5, 1))
 		ef:add(f.e_mtu_ok, buf(o + 5, 1))
 		ef:add(f.e_tx, buf(o + 5, 1))
+		ef:add(f.e_key, buf(o + 5, 1))
+		-- Byte 6 means something only with the KEY flag; byte 7 is reserved.
+		if bit.band(eflags, 0x04) ~= 0 then
+			e:add(f.e_key_id, buf(o + 6, 1))
+		end
 		if not brief then
 			e:add(f.e_rx, buf(o + 8, 4))
 			e:add(f.e_lost, buf(o + 12, 4))
@@ -214,8 +256,7 @@ local function hello(buf, pinfo, t)
 			e:add(f.e_owd_min, buf(o + 20, 4))
 			e:add(f.e_owd, buf(o + 24, 4))
 		end
-		if checked and (buf(o, 4):uint() == 0 or
-				bit.band(buf(o + 5, 1):uint(), 0xfc) ~= 0) then
+		if checked and (buf(o, 4):uint() == 0 or bit.band(eflags, 0xf8) ~= 0) then
 			e:add_proto_expert_info(ex.bad_entry)
 		end
 	end
@@ -226,6 +267,30 @@ local function hello(buf, pinfo, t)
 		buf(23, 1):uint(), n, authed and ", authenticated" or "",
 		why and (" (" .. why .. ")") or "")
 	return len
+end
+
+-- A DATA frame's authentication header: the rules of sb_wire_data_auth_get() (the length
+-- against the frame as received, padding included; any key id and generation decode).
+-- Returns the end of the tagged bytes (offset from the shim), or nil and the fault.
+local function data_auth(buf, t, elided)
+	local len = buf:len()
+	local a = t:add(buf(SHIM_LEN, DATA_AUTH_LEN), "Authentication header")
+	local alen = buf(SHIM_LEN, 2):uint()
+	local pn_hi = buf(SHIM_LEN + 4, 4):uint()
+	a:add(f.auth_len, buf(SHIM_LEN, 2))
+	a:add(f.key_id, buf(SHIM_LEN + 2, 1))
+	a:add(f.gen, buf(SHIM_LEN + 3, 1)):append_text(" (the receiver's, of the direction key)")
+	a:add(f.pn_hi, buf(SHIM_LEN + 4, 4))
+	a:add(f.pn, buf(SHIM_LEN + 4, 4), UInt64(buf(4, 4):uint(), pn_hi)):set_generated()
+	a:add(f.data_tag, buf(DATA_TAG_OFF, 16))
+	local min = ETH_HLEN + SHIM_LEN + DATA_AUTH_LEN + (elided and 2 or 14)
+	if alen < min or alen > ETH_HLEN + len then
+		a:add_proto_expert_info(ex.truncated, string.format(
+			"Length %d outside %d..%d (the shortest frame, the frame as received)", alen,
+			min, ETH_HLEN + len))
+		return nil, "length"
+	end
+	return alen - ETH_HLEN, nil
 end
 
 function sb.dissector(buf, pinfo, tree)
@@ -239,6 +304,19 @@ function sb.dissector(buf, pinfo, tree)
 		return len
 	end
 	local version = bit.rshift(buf(0, 1):uint(), 4)
+	-- The receiver's order of checks (sb_wire_parse): version, type, flags, then length.
+	-- Another version's layout is not this one: nothing past its version is decoded.
+	if version ~= VERSION then
+		local t = tree:add(sb, buf(0))
+		t:add(f.version, buf(0, 1))
+		t:add(f.undecoded, buf(1))
+		local what = string.format("version %d (this dissector decodes version %d)",
+			version, VERSION)
+		t:add_proto_expert_info(ex.bad_version, "Wire " .. what)
+		t:append_text(", " .. what)
+		pinfo.cols.info = "seqbond " .. what
+		return len
+	end
 	local ftype = bit.band(buf(0, 1):uint(), 0x0f)
 	local flags = buf(1, 1):uint()
 	local path = buf(2, 1):uint()
@@ -255,12 +333,6 @@ function sb.dissector(buf, pinfo, tree)
 		pt:add_proto_expert_info(ex.bad_path)
 	end
 	local name = types[ftype] or ("type " .. ftype)
-	-- The receiver's order of checks (sb_wire_parse): version, type, flags, then length.
-	if version ~= VERSION then
-		t:add_proto_expert_info(ex.bad_version, string.format("Version %d", version))
-		pinfo.cols.info = string.format("seqbond unknown version %d", version)
-		return len
-	end
 	if types[ftype] == nil then
 		t:add_proto_expert_info(ex.bad_type, string.format("Type %d", ftype))
 		pinfo.cols.info = string.format("seqbond unknown type %d", ftype)
@@ -275,8 +347,8 @@ function sb.dissector(buf, pinfo, tree)
 		return hello(buf, pinfo, t)
 	end
 	local elided = bit.band(flags, 0x01) ~= 0
-	local tag = bit.band(flags, 0x02) ~= 0 and DATA_TAG_LEN or 0
-	local off = SHIM_LEN + tag -- the inner EtherType or frame
+	local authed = bit.band(flags, 0x02) ~= 0
+	local off = SHIM_LEN + (authed and DATA_AUTH_LEN or 0) -- the inner EtherType or frame
 	local need = off + (elided and 2 or 14)
 	pinfo.cols.info = string.format("seqbond %s path %d seq %d", name, path, buf(4, 4):uint())
 	if len < need then
@@ -285,25 +357,44 @@ function sb.dissector(buf, pinfo, tree)
 		pinfo.cols.info:append(" (truncated)")
 		return len
 	end
-	if tag ~= 0 then
-		t:add(f.data_tag, buf(SHIM_LEN, DATA_TAG_LEN))
+	local stop = len -- end of what the sender sent (the tagged bytes with a key)
+	local summary = string.format("[seqbond %s path %d seq %d] ", name, path, buf(4, 4):uint())
+	if authed then
+		local why
+		stop, why = data_auth(buf, t, elided)
+		if stop == nil then
+			t:set_len(off)
+			pinfo.cols.info:append(string.format(" (authentication header: %s)", why))
+			return len
+		end
+		summary = string.format("[seqbond %s path %d seq %d pn %s] ", name, path,
+			buf(4, 4):uint(), tostring(UInt64(buf(4, 4):uint(), buf(SHIM_LEN + 4, 4):uint())))
 	end
+	-- The inner frame stops where the sender's bytes do: padding is not handed on.
+	pinfo.cols.info = ""
 	if elided then
 		local et = buf(off, 2):uint()
 		t:add(f.inner_type, buf(off, 2))
 		t:set_len(off + 2)
-		if len > off + 2 then
-			inner(function() ethertype_table:try(et, buf(off + 2):tvb(), pinfo, tree) end)
+		if stop > off + 2 then
+			inner(function() ethertype_table:try(et, buf(off + 2, stop - off - 2):tvb(),
+				pinfo, tree) end)
 		end
 	else
 		t:set_len(off)
 		if eth_dissector ~= nil then
-			inner(function() eth_dissector:call(buf(off):tvb(), pinfo, tree) end)
+			inner(function() eth_dissector:call(buf(off, stop - off):tvb(), pinfo, tree) end)
 		end
 	end
-	-- Keep seqbond's summary in the Info column over the inner protocol's.
-	pinfo.cols.info:prepend(string.format("[seqbond %s path %d seq %d] ", name, path,
-		buf(4, 4):uint()))
+	if stop < len then
+		t:add(f.padding, buf(stop))
+	end
+	-- Keep seqbond's summary in the Info column over the inner protocol's, or alone.
+	if tostring(pinfo.cols.info) == "" then
+		pinfo.cols.info = summary:sub(2, -3)
+	else
+		pinfo.cols.info:prepend(summary)
+	end
 	return len
 end
 
