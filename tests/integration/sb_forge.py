@@ -7,7 +7,8 @@ it first listens to the group hellos for --learn seconds (host ids, instances, p
 indexes, hello sequence numbers), then sends until --time runs out or it is signalled.
 
 Usage: sb_forge.py ATTACK IFACE [options]
-  learn        print what the hellos on IFACE tell (one line per host port), nothing sent
+  learn        print what the hellos on IFACE tell (one line per host port, with the key id
+               and crypto sequence of authenticated hellos), nothing sent
   jump         --from A --to B [--ahead N] [--wait S]: two DATA frames in a row, N (default
                100000) past A's sequence towards B (A's port MAC and path id; the sequence
                read from one DATA frame of A's that B's port MAC, taken over for an instant,
@@ -25,15 +26,38 @@ Usage: sb_forge.py ATTACK IFACE [options]
                number (--kinds: only those)
   wait-hello   --host H [--src MAC] [--timeout S]: print the time (epoch seconds) of the
                first hello of H (from MAC) seen on IFACE, sent or received; nothing sent
+  pcap-hello-flood  --host A --out FILE [--count 10000]: nothing sent; FILE gets COUNT
+               authenticated hellos as a forger here makes them, for tcpreplay to send at
+               a fixed rate: A's host id, instance and port index (its port heard here), the
+               AUTH flag, the key id A's hellos carry, a rising crypto sequence (from A's), a
+               random session nonce, a broken tag (random), no entries; from IFACE's own MAC
+               to the hello group address. Prints 'frames N len L'
+  pcap-junk    --out FILE [--count 10000] [--len 106]: nothing sent; FILE gets COUNT frames
+               of LEN bytes with EtherType 0x88B6 (nobody's) from IFACE's MAC to the hello
+               group address: the same load without anything seqbond checks
+  replay       --pcap FILE [--pps 2000]: send the frames of FILE (captured elsewhere, e.g.
+               by tcpdump at a switch port) out of IFACE as they are, nothing rewritten.
+               Frames captured from a host's port carry that port's MAC as their source:
+               the switch learns it here and, until that port sends again, takes that MAC
+               over for an instant (frames to it come here), as jump does
+  pcap-info    --pcap FILE: no IFACE; prints 'frames N data D seq MIN MAX pn_hi MIN MAX
+               len MIN MAX' (seqbond DATA frames' sequence numbers and the high halves of
+               their packet numbers, when authenticated) about FILE
 Options: --learn S (default 1.0), --time S (default 0: until SIGTERM/SIGINT), --seed N.
-Frames leave from IFACE's own MAC unless an attack needs another port's (jump, loss): a
-port that took another's MAC at a hundred frames a second would black-hole that port's
-frames at the switch whatever seqbond does (port security is the switch's business).
+Frames leave from IFACE's own MAC unless an attack needs another port's (jump, loss,
+replay): a port that took another's MAC at a hundred frames a second would black-hole that
+port's frames at the switch whatever seqbond does (port security is the switch's business).
+
+Wire version: frames are made with the version of the hellos heard (4 now). With a
+cluster key, what is made here from scratch has no AUTH flag (hellos but pcap-hello-flood's,
+DATA frames): receivers refuse it as rx_auth_no_tag; a host's own hello altered (restart,
+loss) keeps its flag and its old trailer: rx_auth_bad_tag (or the check budget refuses it).
 
 Prints '# ...' lines as it goes, then 'sent N' (frames) on stdout. Exit 0; 2 bad usage;
 3 what the attack needs was not heard (no such host on this switch, no DATA to read).
 """
 import argparse
+import os
 import random
 import select
 import signal
@@ -50,13 +74,18 @@ PACKET_OUTGOING = 4
 
 TYPE_DATA, TYPE_HELLO = 0, 2
 SHIM = struct.Struct("!BBBBI")          # ver/type, flags, path id, path seq, seq
-F_ELIDED = 0x01
+F_ELIDED, F_AUTH = 0x01, 0x02
 HELLO = struct.Struct("!II6sBBIHHBBHIIHH")  # the fixed 40 bytes at offset 22
 HF_PROBE, HF_PARTIAL, HF_UNICAST, HF_BRIEF = 0x01, 0x02, 0x04, 0x08
 ENTRY = struct.Struct("!IBBHIIIII")     # 28 bytes; brief entries are the first 8
 EF_MTU_OK, EF_TX = 0x01, 0x02
 ETH_HLEN, SHIM_LEN = 14, 8
 HELLO_OFF = ETH_HLEN + SHIM_LEN
+HELLO_AUTH = struct.Struct("!B3xQ16s16s")   # key id, crypto sequence, nonce, tag: 44 bytes
+DATA_AUTH = struct.Struct("!HBBI16s")    # length, key id, reserved, PN high, tag: 24 bytes
+PCAP_HDR = struct.Struct("<IHHiIII")     # libpcap file header, microseconds, little endian
+PCAP_REC = struct.Struct("<IIII")
+LINKTYPE_ETHERNET = 1
 OFF_INSTANCE, OFF_PORT, OFF_NPORTS, OFF_SEQ = 26, 36, 37, 50
 
 stop = False
@@ -83,6 +112,7 @@ class Port:
 
     def __init__(self, mac, hello, frame):
         self.mac = mac
+        self.key_id = self.cseq = None  # of its authenticated hellos
         self.update(hello, frame)
 
     def update(self, hello, frame):
@@ -91,9 +121,14 @@ class Port:
          self.tx_time, self.n_entries, _) = hello
         self.version = frame[ETH_HLEN] >> 4
         # A template: the frame less its probe padding, and the bytes after its entries
-        # (none in version 2; kept so that a later version's trailer goes along).
+        # (version 4: the authentication trailer when the shim has AUTH, which a probe
+        # carries before its padding).
         elen = 8 if self.flags & HF_BRIEF else ENTRY.size
         end = HELLO_OFF + HELLO.size + self.n_entries * elen
+        if frame[ETH_HLEN + 1] & F_AUTH and len(frame) >= end + HELLO_AUTH.size:
+            self.key_id, self.cseq, _, _ = HELLO_AUTH.unpack_from(frame, end)
+            if self.flags & HF_PROBE:
+                end += HELLO_AUTH.size
         if not self.flags & HF_PROBE:
             self.frame = frame
             self.trailer = frame[end:]
@@ -236,9 +271,10 @@ def paced(pps, seconds):
 def attack_learn(sw, a):
     for (host, idx), p in sorted(sw.ports.items()):
         print("host %d port %d mac %s instance %08x agg %s ports %d rate %d interval %d "
-              "mtu %d mult %d hello_seq %d version %d" %
+              "mtu %d mult %d hello_seq %d version %d key_id %s crypto_seq %s" %
               (host, idx, mac_str(p.mac), p.instance, mac_str(p.agg), p.n_ports, p.rate,
-               p.interval, p.mtu, p.mult, p.seq, p.version))
+               p.interval, p.mtu, p.mult, p.seq, p.version,
+               "-" if p.key_id is None else p.key_id, "-" if p.cseq is None else p.cseq))
 
 
 def attack_jump(sw, a):
@@ -360,17 +396,123 @@ def attack_wait_hello(sw, a):
     sys.exit(3)
 
 
+def pcap_write(path, frames):
+    """Write @frames (bytes each) to the libpcap file @path, 10 us apart (tcpreplay's --pps
+    sets the pace it sends them at)."""
+    with open(path, "wb") as f:
+        f.write(PCAP_HDR.pack(0xA1B2C3D4, 2, 4, 0, 0, 65535, LINKTYPE_ETHERNET))
+        for i, fr in enumerate(frames):
+            t = 1000000000 + i // 100000
+            f.write(PCAP_REC.pack(t, i % 100000 * 10, len(fr), len(fr)) + fr)
+
+
+def pcap_read(path):
+    """The frames of the libpcap file @path (either byte order, us or ns timestamps)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < PCAP_HDR.size:
+        sys.exit("%s: not a pcap file" % path)
+    magic = struct.unpack_from("<I", data)[0]
+    if magic in (0xA1B2C3D4, 0xA1B23C4D):
+        order = "<"
+    elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
+        order = ">"
+    else:
+        sys.exit("%s: not a pcap file (magic %08x; pcapng is not read)" % (path, magic))
+    if struct.unpack_from(order + "I", data, 20)[0] != LINKTYPE_ETHERNET:
+        sys.exit("%s: not Ethernet frames" % path)
+    off = PCAP_HDR.size
+    while off + PCAP_REC.size <= len(data):
+        _, _, incl, orig = struct.unpack_from(order + "IIII", data, off)
+        off += PCAP_REC.size
+        if incl != orig:
+            note("a frame cut by the capture (%d of %d bytes): skipped" % (incl, orig))
+        else:
+            yield data[off:off + incl]
+        off += incl
+
+
+def attack_pcap_hello_flood(sw, a):
+    victim = sw.host_port(a.host)
+    if victim.key_id is None:
+        note("host %d's hellos here carry no cluster key tag: nothing to forge" % a.host)
+        sys.exit(3)
+    nonce = os.urandom(16)
+    frames = []
+    for i in range(a.count):
+        # The shim's flags say AUTH; the trailer right after the (no) entries.
+        f = bytearray(hello(sw, sw.mac, a.host, victim.instance, victim.agg, victim.index,
+                            victim.n_ports, victim.rate, victim.mtu, victim.seq + 1 + i, [],
+                            interval=victim.interval, mult=victim.mult))
+        f[ETH_HLEN + 1] |= F_AUTH
+        f[ETH_HLEN + 2] = victim.index
+        f += HELLO_AUTH.pack(victim.key_id, (victim.cseq + 1 + i) & (1 << 64) - 1, nonce,
+                             os.urandom(16))
+        frames.append(bytes(f))
+    pcap_write(a.out, frames)
+    note("%d hellos of host %d port %d (key id %d, crypto sequence from %d), tags broken, "
+         "from %s, in %s" % (a.count, a.host, victim.index, victim.key_id, victim.cseq + 1,
+                             mac_str(sw.mac), a.out))
+    print("frames %d len %d" % (len(frames), len(frames[0]) if frames else 0))
+
+
+def attack_pcap_junk(sw, a):
+    if a.len < ETH_HLEN:
+        sys.exit("pcap-junk: --len must be at least %d" % ETH_HLEN)
+    frame = HELLO_GROUP + sw.mac + struct.pack("!H", ETH_P_JUNK) + bytes(a.len - ETH_HLEN)
+    pcap_write(a.out, [frame] * a.count)
+    note("%d frames of %d bytes, EtherType 0x%04X, from %s, in %s" %
+         (a.count, a.len, ETH_P_JUNK, mac_str(sw.mac), a.out))
+    print("frames %d len %d" % (a.count, a.len))
+
+
+def attack_replay(sw, a):
+    frames = list(pcap_read(a.pcap))
+    note("replaying %d frames of %s at %g a second, nothing rewritten" %
+         (len(frames), a.pcap, a.pps))
+    for i in paced(a.pps, 0):
+        if i >= len(frames):
+            break
+        sw.send(frames[i])
+
+
+def pcap_info(path):
+    """'frames N data D seq MIN MAX pn_hi MIN MAX len MIN MAX' of the pcap at @path."""
+    n, seqs, his, lens = 0, [], [], []
+    for f in pcap_read(path):
+        n += 1
+        lens.append(len(f))
+        if len(f) < ETH_HLEN + SHIM_LEN or f[12:14] != b"\x88\xb5":
+            continue
+        ver_type, flags, _, _, seq = SHIM.unpack_from(f, ETH_HLEN)
+        if ver_type & 0x0F != TYPE_DATA:
+            continue
+        seqs.append(seq)
+        if flags & F_AUTH and len(f) >= ETH_HLEN + SHIM_LEN + DATA_AUTH.size:
+            his.append(DATA_AUTH.unpack_from(f, ETH_HLEN + SHIM_LEN)[3])
+
+    def rng(v):
+        return "%d %d" % (min(v), max(v)) if v else "- -"
+    print("frames %d data %d seq %s pn_hi %s len %s" % (n, len(seqs), rng(seqs), rng(his),
+                                                        rng(lens)))
+
+
 ATTACKS = {
     "learn": attack_learn, "jump": attack_jump, "restart": attack_restart,
     "add-ports": attack_add_ports, "slow-peer": attack_slow_peer, "fill": attack_fill,
     "loss": attack_loss, "wait-hello": attack_wait_hello,
+    "pcap-hello-flood": attack_pcap_hello_flood, "pcap-junk": attack_pcap_junk,
+    "replay": attack_replay,
 }
+# What needs no listening first, and what needs no interface at all.
+NO_LEARN = ("wait-hello", "pcap-junk", "replay")
+NO_IFACE = ("pcap-info",)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("attack", choices=sorted(ATTACKS))
-    ap.add_argument("iface")
+    ap.add_argument("attack", choices=sorted(list(ATTACKS) + list(NO_IFACE)))
+    ap.add_argument("iface", nargs="?")
     ap.add_argument("--learn", type=float, default=1.0)
     ap.add_argument("--time", type=float, default=0)
     ap.add_argument("--seed", type=int)
@@ -392,14 +534,25 @@ def main():
     ap.add_argument("--kinds", default="hello,data")
     ap.add_argument("--src")
     ap.add_argument("--timeout", type=float, default=20)
-    a = ap.parse_args()
+    ap.add_argument("--out")
+    ap.add_argument("--count", type=int, default=10000)
+    ap.add_argument("--len", type=int, default=106)
+    ap.add_argument("--pcap")
+    # Intermixed: IFACE may come after the options too, optional as it is (pcap-info).
+    a = ap.parse_intermixed_args()
     need = {"jump": ("src_host", "to"), "restart": ("host",), "add-ports": ("host",),
-            "loss": ("host",), "wait-hello": ("host",)}
+            "loss": ("host",), "wait-hello": ("host",), "pcap-hello-flood": ("host", "out"),
+            "pcap-junk": ("out",), "replay": ("pcap",), "pcap-info": ("pcap",)}
     for opt in need.get(a.attack, ()):
         if getattr(a, opt) is None:
             ap.error("%s needs --%s" % (a.attack, "from" if opt == "src_host" else opt))
+    if a.attack in NO_IFACE:
+        pcap_info(a.pcap)
+        return
+    if a.iface is None:
+        ap.error("%s needs IFACE" % a.attack)
     if a.pps is None:
-        a.pps = 3 if a.attack == "loss" else 100
+        a.pps = {"loss": 3, "replay": 2000}.get(a.attack, 100)
     random.seed(a.seed)
 
     def on_signal(*_):
@@ -409,11 +562,11 @@ def main():
     signal.signal(signal.SIGINT, on_signal)
 
     sw = Switch(a.iface)
-    if a.attack != "wait-hello":
+    if a.attack not in NO_LEARN:
         sw.listen(a.learn)
         note("%s: heard %s on %s (%d ports)" % (a.attack, sw.hosts(), a.iface, len(sw.ports)))
-        if a.attack != "learn":
-            note("%s: attacking" % a.attack)
+    if a.attack not in ("learn", "wait-hello") and not a.attack.startswith("pcap-"):
+        note("%s: attacking" % a.attack)
     ATTACKS[a.attack](sw, a)
     print("sent %d" % sw.sent, flush=True)
 
