@@ -145,6 +145,63 @@ if ((EUID != 0)); then
 	expect_error "setup needs root" "must run as root" "$T/fake.ini"
 fi
 
+# --- the cluster key file (checked as seqbond checks it) ----------------------------------
+KEY_A=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+KEY_B=f0e1d2c3b4a5968778695a4b3c2d1e0fffeeddccbbaa99887766554433221100
+keyini() { # keyini NAME: an instance of one vdev port whose key file is $T/NAME.key
+	ini "$1" "[seqbond]\nmac = 02:53:42:00:00:01\ncluster_key_file = $T/$1.key\n[port0]
+device = net_af_packet0,iface=lo\n"
+}
+keyfile() { # keyfile NAME MODE LINES...: write $T/NAME.key
+	local name=$1 mode=$2
+	shift 2
+	printf '%s\n' "$@" >"$T/$name.key"
+	chmod "$mode" "$T/$name.key"
+}
+keyini goodkey
+keyfile goodkey 600 "# rollover" "$KEY_A" "" "$KEY_B"
+rc=0
+out=$("$SETUP" --check "$T/goodkey.ini" 2>&1) || rc=$?
+# The fingerprint of KEY_A is lib/auth's frozen one (tests/unit/test_auth.c, FP_A_HEX).
+if ((rc == 0)) && grep -q "key id 38 fingerprint 26abb573792c1729: sends and accepts" <<<"$out" &&
+	grep -q "accepted too (rollover)" <<<"$out" && grep -q "cluster key file good" <<<"$out"; then
+	ok "key file: both keys' ids and fingerprints, as seqbond prints them"
+else
+	bad "key file good (exit $rc):"$'\n'"$out"
+fi
+keyini modekey
+keyfile modekey 644 "$KEY_A"
+expect_error "key file readable by others" "cluster_key_file = '$T/modekey.key': mode 0644" \
+	--check "$T/modekey.ini"
+keyini linkkey
+keyfile linkkey.real 600 "$KEY_A"
+ln -sf "$T/linkkey.real.key" "$T/linkkey.key"
+expect_error "key file behind a symbolic link" "is a symbolic link: name the key file itself" \
+	--check "$T/linkkey.ini"
+keyini hexkey
+keyfile hexkey 600 "${KEY_A:0:20}x${KEY_A:21}"
+expect_error "key with a non-hex character" "line 1: character 21 of the key is not a hex digit" \
+	--check "$T/hexkey.ini"
+keyini shortkey
+keyfile shortkey 600 "${KEY_A:0:62}"
+expect_error "short key" "the key has 62 hex characters; it needs exactly 64" \
+	--check "$T/shortkey.ini"
+keyini zerokey
+keyfile zerokey 600 "$(printf '0%.0s' {1..64})"
+expect_error "all-zero key" "the key is all zeros" --check "$T/zerokey.ini"
+keyini twicekey
+keyfile twicekey 600 "$KEY_A" "$KEY_A"
+expect_error "the same key twice" "lines 1 and 2 hold the same key" --check "$T/twicekey.ini"
+keyini threekey
+keyfile threekey 600 "$KEY_A" "$KEY_B" "$KEY_A"
+expect_error "three keys" "line 3: a third key" --check "$T/threekey.ini"
+keyini nokey
+keyfile nokey 600 "# nothing"
+expect_error "no key" "no key: one line of 64 hex characters" --check "$T/nokey.ini"
+keyini missingkey
+expect_error "missing key file" "missingkey.key': No such file or directory" \
+	--check "$T/missingkey.ini"
+
 # --- --status, --reset ---------------------------------------------------------------------
 ini vdev "${HEAD}[port0]\ndevice = net_af_packet0,iface=lo\n[port1]
 device = net_af_packet1,iface=sbnosuch1\n[port2]\ndevice = 0000:7f:1f.7\n"
