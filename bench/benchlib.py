@@ -25,7 +25,8 @@ TCK = os.sysconf("SC_CLK_TCK")
 ROW_FIELDS = ["system", "links", "mtu", "direction", "rep", "goodput_mbit", "goodput_ab_mbit",
               "goodput_ba_mbit", "retransmits", "ofo_queue", "sack_reorder", "ts_reorder",
               "reno_reorder", "tcp_timeouts", "mptcp_joins", "cpu_system_s", "cpu_kernel_s",
-              "seconds", "cpu_busy_s", "cc", "dp_lcores", "cpu_dp_busiest_s", "cpu_dp_total_s"]
+              "seconds", "cpu_busy_s", "cc", "dp_lcores", "cpu_dp_busiest_s", "cpu_dp_total_s",
+              "mss"]
 BASE_FIELDS = ["rate", "mtu", "rep", "goodput_mbit", "retransmits"]
 PROF_FIELDS = ["system", "links", "mtu", "host", "stage", "samples", "share", "hypervisor_share",
                "ns_per_frame", "dp_cpu_s", "frames", "seconds"]
@@ -145,6 +146,8 @@ def row(path, system, rates, mtu, direction, rep, ipath, tmp):
         "dp_lcores": os.environ.get("SEQBOND_DP_LCORES", "1"),
         "cpu_dp_busiest_s": "%.2f" % max(dp_delta(tmp) or [0.0]),
         "cpu_dp_total_s": "%.2f" % sum(dp_delta(tmp)),
+        # the sender's TCP payload per full-size frame (sb0's MTU less 52 bytes of headers)
+        "mss": d["start"].get("tcp_mss_default", ""),
     })
     dp = max(dp_delta(tmp) or [0.0]) / float(e["sum_received"]["seconds"] or 1)
     print("%s %s mtu %s %s rep %s: %.1f Mbit/s (%.1f + %.1f), %d retransmits%s" %
@@ -173,8 +176,9 @@ PROF_USER = [  # (stage, function name prefixes or library names)
                                        "tx_classify")),
     ("exception path write", ("tv_tx_burst", "tx_write", "sb_vnet_tx_header", "sb_exc_tx",
                               "__GI___writev", "writev")),
+    # libcrypto: OpenSSL's AES-GCM, the DATA tag (lib/auth/sb_auth_data.c)
     ("shim and authentication", ("sb_wire_", "sb_auth_", "sb_dp_auth", "libsodium",
-                                 "send_data", "rx_one", "rx_round", "rx_finish")),
+                                 "libcrypto", "send_data", "rx_one", "rx_round", "rx_finish")),
     ("scheduler", ("sb_sched_", "sb_path_est")),
     ("reorder", ("sb_reorder_", "release_in_order", "sb_dp_rx_flush")),
     ("port I/O (memif PMD)", ("librte_net_memif", "sb_port_")),
@@ -353,6 +357,16 @@ def label(links):
     return links.replace(",", "/")
 
 
+def goodput_limit(per_rate, links, mtu, direction):
+    """The macro set's limit: the sum over @links of one link's single-stream goodput at that
+    rate and @mtu (@per_rate: the medians of baseline.csv); twice that both ways."""
+    try:
+        one = sum(per_rate[(r, mtu)] for r in links.split(","))
+    except KeyError:
+        return float("nan")
+    return one * (2 if direction == "bidir" else 1)
+
+
 def report(rdir, doc, img, quick):
     rows = read(os.path.join(rdir, "macro.csv"))
     base = read(os.path.join(rdir, "baseline.csv"))
@@ -367,6 +381,7 @@ def report(rdir, doc, img, quick):
     prof = read(os.path.join(rdir, "capacity-profile.csv"))
     scale = read(os.path.join(rdir, "micro_scale.csv"))
     auth = read(os.path.join(rdir, "micro_auth.csv"))
+    key = read(os.path.join(rdir, "key.csv"))
     lat = read(os.path.join(rdir, "latency.csv"))
     cluster = None
     if os.path.exists(os.path.join(rdir, "cluster.json")):
@@ -379,11 +394,7 @@ def report(rdir, doc, img, quick):
     per_rate = {k: med(v) for k, v in per_rate.items()}
 
     def limit(links, mtu, direction):
-        try:
-            one = sum(per_rate[(r, mtu)] for r in links.split(","))
-        except KeyError:
-            return float("nan")
-        return one * (2 if direction == "bidir" else 1)
+        return goodput_limit(per_rate, links, mtu, direction)
 
     groups = {}
     for r in rows:
@@ -412,7 +423,7 @@ def report(rdir, doc, img, quick):
     cx = Ctx(rdir, doc, quick)
     write_doc(cx, summary, per_rate, fail, micro, dpr, cg, plots,
               ceiling_section(ceil, cx) + capacity_section(cap, cx, floor, prof, img) +
-              wan_section(wan, per_rate, cx) +
+              key_section(key, per_rate, auth, cx) + wan_section(wan, per_rate, cx) +
               latency_section(lat, img, cx) + cluster_section(cluster, cx),
               scale_section(scale, cx), auth_section(auth, cx))
 
@@ -447,8 +458,11 @@ class Ctx:
     def res(self, name):
         return os.path.relpath(os.path.join(self.rdir, name), REPO)
 
+    # the sets bench/run --quick leaves out
+    NOT_QUICK = ("cluster", "key")
+
     def made_by(self, only, files, how="", tail=""):
-        if self.quick and only != "cluster":
+        if self.quick and only not in self.NOT_QUICK:
             cmd = "`bench/run --quick`"
         else:
             cmd = "`bench/run --only %s`%s" % (only, " (not in --quick)" if self.quick else "")
@@ -575,30 +589,50 @@ def scale_section(scale, cx):
 
 def auth_section(auth, cx):
     """Markdown lines for bench_auth (bench/micro.sh, micro_auth.csv): what cluster
-    authentication's tags cost per call."""
+    authentication's tags cost per frame, the DATA tag's candidates beside it, and the lines
+    through OpenSSL again with its AES-NI and PCLMULQDQ code masked."""
     L = ["## Micro: authentication tags\n"] + cx.made_by(
         "micro", ["micro_auth.csv"], " (bench/micro.sh)") + [
-         "`bench/bench_auth` (no EAL): what cluster authentication (lib/auth) costs per call. "
-         "`data_tag` is the SipHash-2-4 tag over a DATA frame's 20 bytes of MACs and shim (per "
-         "frame sent); `data_verify2` checks a tag against two pair keys where the second fits "
-         "(a receiver during a key rollover that tries the keys in the wrong order); "
-         "`hello_mac` is the keyed BLAKE2b tag of a hello (538 bytes: a hello listing 17 paths; "
-         "1514: a full-size probe), per hello sent and received; `hmac512_256` is "
-         "HMAC-SHA-512-256 over the same bytes, the alternative sb_auth.h names, not used. "
-         "Each run times a batch of calls back to back; the median run per call, in ns and TSC "
-         "cycles, and the fastest run.\n"]
+         "`bench/bench_auth` (no EAL): what cluster authentication (lib/auth) costs per frame "
+         "on one core. A DATA tag covers the frame in two pieces, as on the wire: its first 30 "
+         "bytes (MACs, shim, the authentication header up to the tag), then bytes 46 to the "
+         "end. `data_gcm` is the tag seqbond sends, sb_auth_data_mac(): AES-256-GCM with no "
+         "plaintext (GMAC) through OpenSSL's EVP, a new packet number each frame (a sender's "
+         "cost); `data_verify` is sb_auth_data_verify() of a good tag (a receiver's). The "
+         "candidates it was chosen over, each with a new nonce or packet number per frame: "
+         "`chacha20poly1305_sodium`, libsodium's ChaCha20-Poly1305 (IETF) with the frame as "
+         "additional data, which it takes contiguous, so its time includes copying the two "
+         "pieces into one buffer; `blake2b128_sodium`, libsodium's keyed BLAKE2b-128, one "
+         "update per piece; `chacha20poly1305_openssl`, ChaCha20-Poly1305 through OpenSSL's "
+         "EVP as `data_gcm` does it. `hello_mac` is the keyed BLAKE2b tag of a hello (538 "
+         "bytes: a hello listing 17 paths; 1514: a full-size probe), per hello sent and "
+         "received; `hmac512_256` is HMAC-SHA-512-256 over the same bytes, the alternative "
+         "sb_auth.h names, not used. \"AES-NI masked\" is the same binary with OpenSSL's "
+         "AES-NI and PCLMULQDQ code masked (`bench_auth --software-aes`: "
+         "`OPENSSL_ia32cap=~0x200000200000000:~0`), what a CPU without them pays; only the "
+         "lines through OpenSSL are run so (libsodium does not use AES-NI here). Each run "
+         "times a batch of calls back to back, about 0.5 ms; the median run; frames/s = "
+         "1e9 / ns, one core doing nothing else.\n"]
     if not auth:
-        L += cx.not_run("micro_auth.csv")
-    else:
-        L += ["| operation | bytes | ns/call | TSC cycles/call | fastest run, ns | runs |",
-              "|---|---|---|---|---|---|"]
-        ops = ("data_tag", "data_verify2", "hello_mac", "hmac512_256")
-        for a in sorted(auth, key=lambda a: (ops.index(a["op"]) if a["op"] in ops else len(ops),
-                                             int(a["bytes"]))):
-            L.append("| %s | %s | %s | %s | %s | %s |" % (
-                a["op"], a["bytes"], a["ns_per_call"], a["cycles_per_call"], a["fastest_ns"],
-                a["runs"]))
-        L.append("")
+        return L + cx.not_run("micro_auth.csv") + cx.notes("auth")
+    a0 = auth[0]
+    L += ["This CPU (/proc/cpuinfo): AES-NI %s, PCLMULQDQ %s; median of %s runs.\n" % (
+        a0.get("cpu_aesni", "?"), a0.get("cpu_pclmulqdq", "?"), a0["runs"])]
+    L += ["| operation | bytes | ns per frame | frames/s (millions) | ns per frame, AES-NI "
+          "masked | frames/s (millions), AES-NI masked |", "|---|---|---|---|---|---|"]
+    ops = ("data_gcm", "data_verify", "chacha20poly1305_sodium", "blake2b128_sodium",
+           "chacha20poly1305_openssl", "hello_mac", "hmac512_256")
+    rows, masked = {}, {}
+    for a in auth:
+        (masked if a["aesni_masked"] == "yes" else rows)[(a["op"], int(a["bytes"]))] = a
+    for key in sorted(rows, key=lambda k: (ops.index(k[0]) if k[0] in ops else len(ops), k[1])):
+        a, m = rows[key], masked.get(key)
+        L.append("| %s | %d | %s | %s | %s | %s |" % (
+            key[0], key[1], fmt(float(a["ns_per_frame"])),
+            fmt(float(a["frames_per_s"]) / 1e6, 3),
+            fmt(float(m["ns_per_frame"])) if m else "-",
+            fmt(float(m["frames_per_s"]) / 1e6, 3) if m else "-"))
+    L.append("")
     return L + cx.notes("auth")
 
 
@@ -640,6 +674,19 @@ def ceiling_section(ceil, cx):
     return L + cx.notes("ceiling")
 
 
+def dp_cores(r):
+    """CPU seconds of the busier host's datapath lcores per second of stream, for one CSV
+    row: the share of a core they were busy."""
+    t = float(r["seconds"])
+    return float(r.get("cpu_dp_busiest_s") or "nan") / t if t > 0 else float("nan")
+
+
+def gbit_per_dp_core(r):
+    """Goodput per second of datapath CPU (the busier host's), Gbit/s, for one CSV row."""
+    c = dp_cores(r)
+    return float(r["goodput_mbit"]) / 1000 / c if c > 0 else float("nan")
+
+
 def capacity_section(cap, cx, floor=(), prof=(), img=None):
     """Markdown lines for bench/run's capacity: memif member ports, the CPU is the limit;
     @floor: rows of capacity-floor.csv (bench/memif_floor.sh), DPDK alone on the same links;
@@ -671,21 +718,13 @@ def capacity_section(cap, cx, floor=(), prof=(), img=None):
         groups.setdefault((len(r["links"].split(",")), int(r["mtu"]), r["direction"],
                            int(r.get("dp_lcores") or 1)), []).append(r)
 
-    def cores(r):
-        t = float(r["seconds"])
-        return float(r.get("cpu_dp_busiest_s") or "nan") / t if t > 0 else float("nan")
-
-    def gbit_per_core(r):
-        c = cores(r)
-        return float(r["goodput_mbit"]) / 1000 / c if c > 0 else float("nan")
-
-    per_core = {k: med(gbit_per_core(r) for r in rs) for k, rs in groups.items()}
+    per_core = {k: med(gbit_per_dp_core(r) for r in rs) for k, rs in groups.items()}
     good = {k: med(r["goodput_mbit"] for r in rs) for k, rs in groups.items()}
     for k in sorted(groups):
         rs = groups[k]
         one = good.get(k[:3] + (1,))
         L.append("| %d | %d | %s | %d | %.1f | %s | %s | %s | %s | %s | %d |" % (
-            k[0], k[1], k[2], k[3], good[k], fmt(med(cores(r) for r in rs), 2),
+            k[0], k[1], k[2], k[3], good[k], fmt(med(dp_cores(r) for r in rs), 2),
             fmt(per_core[k], 2), fmt(good[k] / one, 2) if one and k[3] != 1 else "",
             fmt(med(cpu_per_gb(r) for r in rs), 2), fmt(med(r["retransmits"] for r in rs), 0),
             len(rs)))
@@ -786,6 +825,117 @@ def capacity_plot(groups, per_core, img):
     fig.savefig(os.path.join(img, name), dpi=90)
     plt.close(fig)
     return name
+
+
+# issue 43's goals for the key, with / without: one stream on 4 x 100 Mbit/s (goodput) and
+# capacity on memif, one datapath lcore (Gbit/s per datapath core)
+KEY_GOAL_STREAM, KEY_GOAL_CAPACITY = 0.99, 0.85
+
+
+def key_section(key, per_rate, auth, cx):
+    """Markdown lines for bench/run's key set (key.csv): seqbond with the cluster key and
+    without (systems ending in -nokey), runs alternating, one table per workload; and what
+    the DATA tag costs per frame, from bench_auth's data_gcm and data_verify lines
+    (micro_auth.csv, as auth_section reads it)."""
+    L = ["## Cluster key: cost\n"] + cx.made_by(
+        "key", ["key.csv"], tail="; the stream's limit from `%s` as the macro set's, the "
+        "tag's cost per frame from `%s`" % (cx.res("baseline.csv"), cx.res("micro_auth.csv")))
+    if not key:
+        return L + cx.not_run("key.csv") + key_tag_cost(auth) + cx.notes("key")
+    L += ["seqbond with the cluster key (the testbed's default: each DATA frame carries a "
+          "16-byte AES-256-GCM tag over the whole frame) against the same system without "
+          "it (`seqbond-testbed up --no-key`; systems ending in `-nokey` in the CSV), one "
+          "run with and one without in turn in each of %d repetitions (with, without, with, "
+          "...), so that the machine's drift hits both. Each table gives the medians over "
+          "the runs, the ratio of the medians (with / without), the ratio of the two runs of "
+          "each repetition, and issue 43's goal for the ratio. The key also takes bytes of "
+          "every frame: `TCP payload per frame` is the sender's MSS (iperf3), sb0's MTU less "
+          "52 bytes of IP and TCP headers; where the links are the limit, its ratio bounds "
+          "the goodput's. The capacity rows are the capacity set's (4 memif links, "
+          "tap-vnet, hugepages, one datapath lcore, A->B): `dp cores` = CPU seconds of the "
+          "busier host's datapath lcore per second of stream, `Gbit/s per dp core` = "
+          "goodput / `dp cores`.\n" % max(int(r["rep"]) for r in key)]
+    # (system without -nokey, links, MTU, direction) -> ({rep: rows} with, {rep: rows} without)
+    groups = {}
+    for r in key:
+        nokey = r["system"].endswith("-nokey")
+        base = r["system"][:-len("-nokey")] if nokey else r["system"]
+        sides = groups.setdefault((base, r["links"], r["mtu"], r["direction"]), ({}, {}))
+        sides[nokey].setdefault(int(r["rep"]), []).append(r)
+    for k in sorted(groups, key=lambda k: ("-memif" in k[0], int(k[2]), k)):
+        L += key_table(k, groups[k], per_rate)
+    return L + key_tag_cost(auth) + cx.notes("key")
+
+
+def key_table(k, sides, per_rate):
+    """One workload of the key set: @k = (system, links, MTU, direction), @sides = the runs
+    with the key and without, each {rep: rows}."""
+    base, links, mtu, direction = k
+    runs = [[r for _, rs in sorted(side.items()) for r in rs] for side in sides]
+    memif = "-memif" in base
+    if memif:
+        lc = int((runs[0] or runs[1])[0].get("dp_lcores") or 1)
+        title = "Capacity: %d memif links, MTU %s, %s, %d datapath lcore%s" % (
+            len(links.split(",")), mtu, "A->B" if direction == "ab" else "both ways", lc,
+            "s" if lc > 1 else "")
+    else:
+        title = "One stream: %s Mbit/s, MTU %s, %s" % (
+            label(links), mtu, "A->B" if direction == "ab" else "both ways")
+    lim = goodput_limit(per_rate, links, mtu, direction)
+    # (row, value of one CSV row, decimals, goal for the ratio or None, ratios shown)
+    if memif:
+        rows = [("Gbit/s per dp core", gbit_per_dp_core, 2, KEY_GOAL_CAPACITY, True),
+                ("goodput Mbit/s", lambda r: float(r["goodput_mbit"]), 1, None, True),
+                ("dp cores", dp_cores, 2, None, True)]
+    else:
+        rows = [("goodput Mbit/s", lambda r: float(r["goodput_mbit"]), 1, KEY_GOAL_STREAM,
+                 True),
+                ("%% of the limit (%s Mbit/s)" % fmt(lim),
+                 lambda r: 100 * float(r["goodput_mbit"]) / lim, 1, None, False)]
+    rows += [("TCP payload per frame, bytes",
+              lambda r: float(r.get("mss") or "nan"), 0, None, True),
+             ("retransmits", lambda r: float(r["retransmits"]), 0, None, False)]
+    L = ["### %s\n" % title,
+         "| %s | with the key | without | with / without | each repetition | goal | met |" %
+         base, "|---|---|---|---|---|---|---|"]
+    def over(a, b):
+        return a / b if b == b and b else float("nan")
+    for name, f, nd, goal, ratios in rows:
+        a, b = (med(f(r) for r in rs) for rs in runs)
+        ratio = over(a, b)
+        each = [over(med(f(r) for r in sides[0][n]), med(f(r) for r in sides[1][n]))
+                for n in sorted(set(sides[0]) & set(sides[1]))]
+        met = ""
+        if goal:
+            met = "n/a" if ratio != ratio else "yes" if ratio >= goal else "**no**"
+        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            name, fmt(a, nd), fmt(b, nd), fmt(ratio, 3) if ratios else "",
+            ", ".join(fmt(x, 3) for x in each) if ratios else "",
+            ">= %.2f" % goal if goal else "", met))
+    L += ["| runs | %d | %d | | | | |" % tuple(len(rs) for rs in runs), ""]
+    return L
+
+
+def key_tag_cost(auth):
+    """One sentence: what the DATA tag costs per frame on one core, from micro_auth.csv's
+    data_gcm and data_verify lines (AES-NI as the CPU has it, not masked)."""
+    ns = {}
+    for a in auth:
+        if a.get("aesni_masked", "no") == "no" and a.get("op") in ("data_gcm", "data_verify") \
+                and a.get("ns_per_frame"):
+            ns[(a["op"], int(a["bytes"]))] = float(a["ns_per_frame"])
+    sizes = [n for n in (1500, 9000, 64) if ("data_gcm", n) in ns and ("data_verify", n) in ns]
+    if not sizes:
+        return ["The tag's cost per frame: no `data_gcm` and `data_verify` lines in "
+                "micro_auth.csv yet (`bench/run --only micro`).\n"]
+    return ["What the tag costs per frame on one core (`bench_auth`, \"Micro: authentication "
+            "tags\", AES-NI %s): making it (`data_gcm`) %s ns, checking it (`data_verify`) "
+            "%s ns, for frames of %s bytes; on an A->B stream the sender makes one for each "
+            "data frame and checks one for each ACK, the receiver checks one for each data "
+            "frame and makes one for each ACK.\n" % (
+                auth[0].get("cpu_aesni", "?"), " / ".join(fmt(ns[("data_gcm", n)]) for n in sizes),
+                " / ".join(fmt(ns[("data_verify", n)]) for n in sizes),
+                " / ".join(str(n) for n in sizes))]
 
 
 LAT_SYSTEMS = ("link", "seqbond-shared", "seqbond-dedicated", "seqbond-tap", "mptcp")
@@ -1173,14 +1323,15 @@ def write_doc(cx, summary, per_rate, fail, micro, dpr, cg, plots, wan_lines=(),
              "as root (long: about 1 h 30 min with MTU 9000 and --bidir)\nbench/run --quick    "
              "# every piece once, cheaply (CI; < 3 min)\nbench/run --report   # this file and "
              "its plots again from bench/results/, measuring nothing (seconds)\n```\n")
-    L.append("`bench/run --only macro|ceiling|capacity|wan|failover|latency|micro|cluster`, `--mtu "
+    L.append("`bench/run --only macro|ceiling|capacity|key|wan|failover|latency|micro|cluster`, "
+             "`--mtu "
              "1500`, `--dir ab` restrict a run; results accumulate per run in `bench/results/` "
              "(the previous run's files are replaced, or kept and added to with `--append`; "
              "`--systems`, `--links-sets` narrow it further), and every run ends by rewriting "
              "this file from all of them. Every throughput measurement holds `flock "
              "/tmp/seqbond-net.lock`. What a run showed beyond its table goes into "
-             "`bench/results/notes/NAME.md` (NAME: macro, failover, ceiling, capacity, wan, "
-             "latency, cluster, reorder, auth, datapath, scale), which the section links.\n")
+             "`bench/results/notes/NAME.md` (NAME: macro, failover, ceiling, capacity, key, "
+             "wan, latency, cluster, reorder, auth, datapath, scale), which the section links.\n")
     with open(doc, "w") as f:
         f.write("\n".join(L))
 

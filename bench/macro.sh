@@ -10,13 +10,18 @@
 #                                                 during one A->B stream; benchlib.py profile)
 #
 # SYSTEM: seqbond-rr|seqbond-drr|seqbond-edpf|bond-rr|bond-xor|bond-8023ad|mptcp|link
-# (link: plain TCP over the first link alone, the testbed's addresses 10.97.0.x)
+# (link: plain TCP over the first link alone, the testbed's addresses 10.97.0.x); a seqbond
+# system with -xdp or -memif: those member ports; any seqbond system with -nokey last (e.g.
+# seqbond-edpf-nokey, seqbond-edpf-memif-nokey): the same without the testbed's cluster key
+# (`up --no-key`), which it has otherwise
 # RATES: comma list of Mbit/s (one per link); DIR: ab (A->B) or bidir (iperf3 --bidir).
 # Every system runs on links made by tools/seqbond-testbed (same veths, same tbf): the
 # anchors stop the testbed's seqbond and use the links themselves.
 #
-# Each repetition appends one CSV row (see bench/benchlib.py row). A harness failure (a system
-# that does not come up, iperf3 that fails) exits non-zero; slow numbers never do.
+# Each repetition appends one CSV row (see bench/benchlib.py row), numbered from
+# BENCH_REP_FIRST (default 1: a caller that alternates systems runs one repetition at a time).
+# A harness failure (a system that does not come up, iperf3 that fails) exits non-zero; slow
+# numbers never do.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -156,6 +161,11 @@ system_up() {
 	local sys=$1 rates=$2 mtu=$3
 	WRAP=()
 	case $sys in
+	seqbond-*-nokey)
+		# the same system without a cluster key: frames carry no tag (sb0's MTU is 24 bytes
+		# larger)
+		BENCH_UP_EXTRA="${BENCH_UP_EXTRA:-} --no-key" system_up "${sys%-nokey}" "$rates" "$mtu"
+		;;
 	seqbond-*-xdp)
 		# the same with af_xdp member ports (seqbond-testbed up --port-type af_xdp)
 		BENCH_UP_EXTRA="${BENCH_UP_EXTRA:-} --port-type af_xdp" \
@@ -234,20 +244,41 @@ iperf_once() {
 	((rc == 0)) || { cat "$json" "$TMP/client.err" >&2; die "iperf3 failed (exit $rc)"; }
 }
 
+# port_totals: each seqbond host's frames over all its member ports during its life (up,
+# the streams, down), from the exit report in its log: on an A->B stream, a's tx and b's rx
+# are the data frames, b's tx and a's rx the ACKs (both with the hellos).
+port_totals() {
+	local x
+	for x in a b; do
+		awk -v host="$x" '
+		$1 == "port" && $5 == "rx" && $7 == "frames" && $10 == "tx" && $12 == "frames" {
+			rx += $6; rxb += $8; tx += $11; txb += $13; n++
+		}
+		END {
+			# %.0f: %d stops at 2^31 in mawk
+			if (n)
+				printf "macro: host %s, %d ports: rx %.0f frames %.0f bytes, " \
+					"tx %.0f frames %.0f bytes\n", host, n, rx, rxb, tx, txb
+		}' "$STATE/$x.log" >&2 || true
+	done
+}
+
 cmd_measure() {
-	local sys=$1 rates=$2 mtu=$3 dir=$4 t=$5 reps=$6 csv=$7 r
+	local sys=$1 rates=$2 mtu=$3 dir=$4 t=$5 reps=$6 csv=$7 r first=${BENCH_REP_FIRST:-1}
 	system_up "$sys" "$rates" "$mtu"
 	for ((r = 1; r <= reps; r++)); do
 		snap before
 		iperf_once "$t" "$dir" "$TMP/iperf.json"
 		snap after
-		$LIB row "$csv" "$sys" "$rates" "$mtu" "$dir" "$r" "$TMP/iperf.json" "$TMP" ||
-			die "cannot parse the results of $sys $rates"
+		$LIB row "$csv" "$sys" "$rates" "$mtu" "$dir" $((first + r - 1)) "$TMP/iperf.json" \
+			"$TMP" || die "cannot parse the results of $sys $rates"
 	done
 	if [[ $sys == seqbond-* ]]; then
-		# the counters seqbond prints when it stops (reorder losses, late frames)
+		# the counters seqbond prints when it stops (reorder losses, late frames, frames per
+		# port)
 		"$TB" down >/dev/null 2>&1 || true
 		grep -h "reorder:" "$STATE"/[ab].log >&2 || true
+		port_totals
 	fi
 }
 

@@ -1,21 +1,36 @@
 #!/usr/bin/env bash
-# bench/micro.sh OUTDIR [--quick]: the micro benchmarks (no namespaces), CSV in OUTDIR:
+# bench/micro.sh OUTDIR [--quick] [--auth-only]: the micro benchmarks (no namespaces), CSV in
+# OUTDIR:
+#   micro_auth.csv     bench_auth: cluster authentication (lib/auth), per frame: ns, TSC cycles
+#                      and frames/s of the DATA tag (AES-256-GCM: data_gcm, data_verify) and of
+#                      its candidates (ChaCha20-Poly1305 from libsodium and from OpenSSL, keyed
+#                      BLAKE2b-128) on 64, 1500 and 9000-byte frames; the hello MAC and HMAC on
+#                      a hello listing 17 paths (bench_auth's default length) and on a full-size
+#                      probe (1514); the OpenSSL lines again with AES-NI and PCLMULQDQ masked
+#                      (bench_auth --software-aes; column aesni_masked)
 #   micro_reorder.csv  bench_reorder: sb_reorder vs rte_reorder per trace
 #   callgrind.csv      the same under valgrind --tool=callgrind: instructions per frame
 #   micro_dp.csv       bench_dp (seqbond's datapath, 2 hosts on ring ports) and dpdk-testpmd
 #                      io forwarding on looped net_ring ports, 64 and 1500-byte frames
 #   micro_scale.csv    bench_scale: one host's datapath on 1 and on 2 lcores (a TX and an RX
 #                      worker), traffic both ways, runs alternating so that drift hits both
-#   micro_auth.csv     bench_auth: cluster authentication's tags (lib/auth), ns and TSC cycles
-#                      per call: DATA tag and check, hello MAC and HMAC on a hello listing 17
-#                      paths (bench_auth's default length) and on a full-size probe (1514)
+# --auth-only: micro_auth.csv alone (seconds; then `bench/run --report` puts it in the docs).
 # Exits non-zero when a harness piece fails (a wrong release count, a lost frame, a tool
 # that does not run); never because of a number.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BUILD=${SEQBOND_BUILD:-$HERE/../build}
 OUT=$1
-QUICK=${2:-}
+shift
+QUICK="" AUTH_ONLY=0
+for a in "$@"; do
+	case $a in
+	--quick) QUICK=$a ;;
+	--auth-only) AUTH_ONLY=1 ;;
+	"") ;;	# bench/run passes an empty argument when not --quick
+	*) echo "micro: unknown argument '$a'" >&2; exit 2 ;;
+	esac
+done
 EAL=(--no-huge -m 512 --no-shconf --no-pci -l 1 --log-level=lib.eal:error --log-level='.*:warning')
 TMP=$(mktemp -d /tmp/bn-micro.XXXXXX)
 # EAL leaves a runtime directory per file prefix behind (even with --no-shconf): remove ours.
@@ -26,13 +41,53 @@ note() { echo "micro: $*" >&2; }
 
 if [[ $QUICK == --quick ]]; then
 	FRAMES=65536 RUNS=3 DP_SECONDS=0.3 TP_SECONDS=1 CG_TRACES="inorder loss1pct_disp8"
-	SC_RUNS=1 SC_SECONDS=1 AUTH=(--runs 5 --iters 2000)
+	SC_RUNS=1 SC_SECONDS=1 AUTH=(--runs 5 --run-us 200)
 else
 	FRAMES=1048576 RUNS=7 DP_SECONDS=1 TP_SECONDS=2 CG_TRACES="inorder disp8 disp64 disp512 loss1pct_disp8"
-	SC_RUNS=5 SC_SECONDS=3 AUTH=(--runs 31 --iters 20000)
+	SC_RUNS=5 SC_SECONDS=3 AUTH=(--runs 31 --run-us 500)
 fi
 
-# (a) reorder engines
+# (a) cluster authentication's tags (no EAL; first: it takes seconds). bench_auth prints a
+# "cpu:" line (AES-NI and PCLMULQDQ present, and masked for OpenSSL or not), then one line per
+# operation and frame size: "NAME BYTES B: NS ns CYCLES cycles FPS frames/s per frame (median
+# of R runs of N; fastest NS ns CYCLES cycles FPS frames/s)". Three runs: everything on the
+# default sizes and hello; with --software-aes, of which the lines through OpenSSL are kept
+# (libsodium does not read OPENSSL_ia32cap); the hello lines on a full-size probe.
+{
+	printf 'op,bytes,aesni_masked,runs,batch,ns_per_frame,cycles_per_frame,frames_per_s,'
+	printf 'fastest_ns,fastest_cycles,fastest_frames_per_s,cpu_aesni,cpu_pclmulqdq\n'
+} >"$OUT/micro_auth.csv"
+# auth_csv FILE MASKED: FILE's result lines as CSV rows, MASKED (yes or no) and the CPU's flags
+# from its "cpu:" line filled in.
+auth_csv() {
+	awk -v masked="$2" '
+	/^cpu: aes-ni (yes|no), pclmulqdq (yes|no) / { cpu = $3 $5 }	# "yes," "yes"
+	$0 ~ "^[a-z0-9_]+ [0-9]+ B: [0-9.]+ ns [0-9.]+ cycles [0-9.]+ frames/s per frame " \
+		"\\(median of [0-9]+ runs of [0-9]+; " \
+		"fastest [0-9.]+ ns [0-9.]+ cycles [0-9.]+ frames/s\\)$" {
+		if (cpu == "") { print "micro: bench_auth: no cpu: line first" > "/dev/stderr"; exit 1 }
+		sub(/;$/, "", $17); sub(/\)$/, "", $24)
+		print $1 "," $2 "," masked "," $14 "," $17 "," $4 "," $6 "," $8 "," $19 "," $21 "," $23 "," cpu
+	}' "$1"
+}
+"$BUILD/bench/bench_auth" "${AUTH[@]}" --more >"$TMP/auth.txt"
+auth_csv "$TMP/auth.txt" no >>"$OUT/micro_auth.csv"
+"$BUILD/bench/bench_auth" "${AUTH[@]}" --software-aes >"$TMP/auth-sw.txt"
+grep -q '^cpu: .*masked for OpenSSL: aes-ni, pclmulqdq' "$TMP/auth-sw.txt" ||
+	{ cat "$TMP/auth-sw.txt" >&2; echo "micro: bench_auth --software-aes masked nothing" >&2; exit 1; }
+auth_csv "$TMP/auth-sw.txt" yes | { grep -E '^(data_gcm|data_verify|chacha20poly1305_openssl),' ||
+	true; } >>"$OUT/micro_auth.csv"
+"$BUILD/bench/bench_auth" "${AUTH[@]}" --more --sizes 64 --hello-len 1514 >"$TMP/auth.txt"
+auth_csv "$TMP/auth.txt" no | { grep -E '^(hello_mac|hmac512_256),' || true; } \
+	>>"$OUT/micro_auth.csv"
+# 5 DATA lines x 3 sizes, hello_mac and hmac512_256 twice, 3 OpenSSL lines x 3 sizes masked
+n=$(($(wc -l <"$OUT/micro_auth.csv") - 1))
+((n == 28)) ||
+	{ cat "$TMP"/auth*.txt >&2; echo "micro: bench_auth: $n results, not 28" >&2; exit 1; }
+note "auth: done"
+((AUTH_ONLY == 0)) || exit 0
+
+# (b) reorder engines
 echo "engine,trace,frames,arrivals,lost,runs,cycles_per_frame,ns_per_frame,mpps" \
 	>"$OUT/micro_reorder.csv"
 "$BUILD/bench/bench_reorder" "${EAL[@]}" --file-prefix bn-mr -- --frames "$FRAMES" \
@@ -57,7 +112,7 @@ for tr in $CG_TRACES; do
 done
 note "callgrind: done"
 
-# (b) whole datapath vs testpmd io
+# (c) whole datapath vs testpmd io
 echo "what,scheduler,size,links,runs,ns_per_frame,ns_per_stage,mpps" >"$OUT/micro_dp.csv"
 for size in 64 1500; do
 	"$BUILD/bench/bench_dp" "${EAL[@]}" --file-prefix bn-dp -- --size "$size" \
@@ -96,7 +151,7 @@ PY
 done
 note "datapath: done"
 
-# (c) datapath lcores: 1 worker (EAL lcore 1 on CPU 1), then 2 (lcores 1 and 2 on CPUs 0 and
+# (d) datapath lcores: 1 worker (EAL lcore 1 on CPU 1), then 2 (lcores 1 and 2 on CPUs 0 and
 # 1; the main lcore, which only sends the peer's hellos, shares CPU 0), alternating.
 echo "what,workers,links,seconds,mpps_kernel_to_peer,mpps_peer_to_kernel,mpps_total" \
 	>"$OUT/micro_scale.csv"
@@ -110,19 +165,3 @@ for _ in $(seq "$SC_RUNS"); do
 done
 note "lcores: done"
 
-# (d) cluster authentication's tags (no EAL): every operation on a hello of the default length
-# (17 paths), then the hello ones on a full-size probe. bench_auth prints one line per
-# operation: "NAME BYTES B: NS ns CYCLES TSC cycles per call (median of R runs of N; fastest
-# NS ns CYCLES cycles)".
-echo "op,bytes,runs,iters,ns_per_call,cycles_per_call,fastest_ns,fastest_cycles" \
-	>"$OUT/micro_auth.csv"
-auth_csv() {
-	sed -nE 's/^([a-z0-9_]+) +([0-9]+) B: +([0-9.]+) ns +([0-9.]+) TSC cycles per call \(median of ([0-9]+) runs of ([0-9]+); fastest ([0-9.]+) ns ([0-9.]+) cycles\)$/\1,\2,\5,\6,\3,\4,\7,\8/p' "$@"
-}
-"$BUILD/bench/bench_auth" "${AUTH[@]}" --more >"$TMP/auth.txt"
-auth_csv "$TMP/auth.txt" >>"$OUT/micro_auth.csv"
-"$BUILD/bench/bench_auth" "${AUTH[@]}" --more --hello-len 1514 >"$TMP/auth.txt"
-auth_csv "$TMP/auth.txt" | { grep -E '^(hello_mac|hmac512_256),' || true; } >>"$OUT/micro_auth.csv"
-n=$(($(wc -l <"$OUT/micro_auth.csv") - 1))
-((n == 6)) || { cat "$TMP/auth.txt" >&2; echo "micro: bench_auth: $n results, not 6" >&2; exit 1; }
-note "auth: done"
