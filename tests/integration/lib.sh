@@ -186,7 +186,7 @@ sb_key_file() {
 # sb_overhead: bytes seqbond adds to an elided inner frame on the running testbed: the
 # 10-byte shim, and the 4-byte DATA tag with a cluster key (docs/wire-format.md).
 sb_overhead() {
-	if sb_keyed; then echo 14; else echo 10; fi
+	if sb_keyed; then echo 34; else echo 10; fi
 }
 
 # sb_mtu HOST: MTU of sb0 on HOST.

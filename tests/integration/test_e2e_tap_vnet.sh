@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # seqbond end to end with the tap-vnet exception path on 9000-byte links (4 x 100 Mbit/s):
-#   - sb0 gets MTU 8990 (links less the 10-byte shim; 8986 with the cluster key's 4-byte tag)
+#   - sb0 gets MTU 8990 (links less the 10-byte shim; 8966 with the cluster key's 24-byte
+#     authentication header)
 #     on both hosts; ping -M do -s 8962 (8958)
 #     crosses both ways, 8963 is refused locally ("message too long");
 #   - one iperf3 TCP stream each way (goodput reported);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# sb0's MTU is the ports' MTU less seqbond's 10-byte shim (14 with the cluster key's tag), capped at 1500 by the TAP PMD of
+# sb0's MTU is the ports' MTU less seqbond's 10-byte shim (34 with the cluster key's
+# authentication header), capped at 1500 by the TAP PMD of
 # DPDK 22.11 (docs/design.md; no cap below 9600 for the other exception path types); a
 # don't-fragment ping of exactly that size crosses, one byte more is refused locally ("message
 # too long"). Checked with 1500- and 9000-byte ports.
